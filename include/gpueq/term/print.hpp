@@ -1,0 +1,234 @@
+// Printing terms as readable infix text in the term syntax that gpueq/term/parse.hpp reads back:
+//   2*x[0]*y - exp(x[1] - max(x[0], x[1]))/(a + b) + 1/3
+// The printer is iterative (an explicit stack), so million-deep accumulation chains print
+// without overflowing the call stack, and it can truncate long output for reports.
+#pragma once
+
+#include <gpueq/term/store.hpp>
+
+#include <cstddef>
+#include <limits>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace gpueq::term {
+
+struct print_options {
+  // Stop after roughly this many characters and end with "…" (reports); unlimited by default.
+  std::size_t max_chars = std::numeric_limits<std::size_t>::max();
+};
+
+namespace detail {
+
+// Binding strength of the printed form of a term: a context of higher precedence than the
+// term's own needs parentheses around it.
+enum class prec : int { sum = 1, product = 2, unary = 3, power = 4, atom = 5 };
+
+inline prec precedence_of(const store& s, term_id t) {
+  const node& n = s.at(t);
+  switch (n.k) {
+    case kind::constant: {
+      const rational& v = s.constant_value(n.payload);
+      if (v < 0) return prec::unary;
+      return support::is_integer(v) || support::to_string(v).find('/') == std::string::npos ? prec::atom
+                                                                                            : prec::product;
+    }
+    case kind::neg_inf: return prec::unary;
+    case kind::add: return prec::sum;
+    case kind::mul: {
+      auto f = s.product_entries(t);
+      const rational& c = s.product_coefficient(t);
+      if (c < 0) return prec::unary;
+      if (c == 1 && f.size() == 1 && f[0].exponent > 1) return prec::power;
+      return prec::product;
+    }
+    default: return prec::atom;
+  }
+}
+
+}  // namespace detail
+
+class printer {
+ public:
+  explicit printer(const store& s, print_options options = {}) : s_(s), options_(options) {}
+
+  std::string operator()(term_id root) {
+    out_.clear();
+    stack_.clear();
+    push_term(root, detail::prec::sum);
+    while (!stack_.empty()) {
+      if (out_.size() > options_.max_chars) {
+        out_ += "…";
+        break;
+      }
+      task t = std::move(stack_.back());
+      stack_.pop_back();
+      if (t.text) {
+        out_ += t.text;
+      } else if (!t.literal.empty()) {
+        out_ += t.literal;
+      } else {
+        expand(t.term);
+      }
+    }
+    return std::move(out_);
+  }
+
+ private:
+  struct task {
+    term_id term = no_term;
+    const char* text = nullptr;  // a static string
+    std::string literal;         // or an owned one
+  };
+
+  // Tasks are pushed in reverse so the stack pops them in order; `emit` collects a node's
+  // pieces in order and pushes them reversed.
+  std::vector<task> pieces_;
+  void piece(const char* text) { pieces_.push_back(task{no_term, text, {}}); }
+  void piece(std::string text) { pieces_.push_back(task{no_term, nullptr, std::move(text)}); }
+  void piece_term(term_id t, detail::prec context) {
+    if (detail::precedence_of(s_, t) < context) {
+      piece("(");
+      pieces_.push_back(task{t, nullptr, {}});
+      piece(")");
+    } else {
+      pieces_.push_back(task{t, nullptr, {}});
+    }
+  }
+  void push_term(term_id t, detail::prec context) {
+    pieces_.clear();
+    piece_term(t, context);
+    flush();
+  }
+  void flush() {
+    for (auto it = pieces_.rbegin(); it != pieces_.rend(); ++it) stack_.push_back(std::move(*it));
+    pieces_.clear();
+  }
+
+  // The factors c · Π bᵢ^eᵢ as "c*a*b^2/(d*e)".
+  void product_pieces(const rational& c_in, std::span<const product_entry> f) {
+    rational c = c_in;
+    if (c < 0) {
+      piece("-");
+      c = -c;
+    }
+    std::vector<product_entry> num, den;
+    for (auto e : f) (e.exponent > 0 ? num : den).push_back(e);
+    bool first = true;
+    auto power = [&](product_entry e, int sign) {
+      int ex = e.exponent * sign;
+      // A product nested in a product is a chunk too long to flatten: parenthesize it so the
+      // text parses back to the same chunk.
+      bool chunk = s_.kind_of(e.base) == kind::mul;
+      piece_term(e.base, ex == 1 && !chunk ? detail::prec::product : detail::prec::atom);
+      if (ex != 1) piece("^" + std::to_string(ex));
+    };
+    const bool show_c = c != 1 || num.empty();
+    if (show_c) {
+      piece(support::to_string(c));
+      first = false;
+    }
+    for (auto e : num) {
+      if (!first) piece("*");
+      power(e, 1);
+      first = false;
+    }
+    if (!den.empty()) {
+      piece("/");
+      if (den.size() > 1) piece("(");
+      bool dfirst = true;
+      for (auto e : den) {
+        if (!dfirst) piece("*");
+        if (den.size() == 1 && e.exponent == -1) {
+          piece_term(e.base, detail::prec::atom);
+        } else {
+          power(e, -1);
+        }
+        dfirst = false;
+      }
+      if (den.size() > 1) piece(")");
+    }
+  }
+
+  void expand(term_id t) {
+    const node& n = s_.at(t);
+    pieces_.clear();
+    switch (n.k) {
+      case kind::constant: piece(support::to_string(s_.constant_value(n.payload))); break;
+      case kind::neg_inf: piece("-inf"); break;
+      case kind::pos_inf: piece("inf"); break;
+      case kind::input: {
+        std::string name(s_.tensor_name(t));
+        for (auto i : s_.input_indices(t)) name += "[" + std::to_string(i) + "]";
+        piece(std::move(name));
+        break;
+      }
+      case kind::add: {
+        bool first = true;
+        for (auto e : s_.sum_entries(t)) {
+          rational c = s_.constant_value(e.coefficient);
+          bool negative = c < 0;
+          if (!first) piece(negative ? " - " : " + ");
+          else if (negative) piece("-");
+          if (negative) c = -c;
+          const node& m = s_.at(e.term);
+          if (m.k == kind::mul) {
+            product_pieces(c, s_.product_entries(e.term));
+          } else if (c == 1) {
+            // A sum nested in a sum is an unflattened chunk: keep its parentheses.
+            piece_term(e.term, m.k == kind::add ? detail::prec::product : detail::prec::sum);
+          } else {
+            piece(support::to_string(c));
+            piece("*");
+            piece_term(e.term, detail::prec::product);
+          }
+          first = false;
+        }
+        const rational& c0 = s_.sum_constant(t);
+        if (c0 != 0) {
+          piece(c0 < 0 ? " - " : " + ");
+          piece(support::to_string(c0 < 0 ? rational(-c0) : c0));
+        }
+        break;
+      }
+      case kind::mul: product_pieces(s_.product_coefficient(t), s_.product_entries(t)); break;
+      case kind::exp:
+      case kind::log:
+      case kind::sqrt:
+      case kind::max:
+      case kind::min:
+      case kind::apply: {
+        const char* name = n.k == kind::exp    ? "exp"
+                           : n.k == kind::log  ? "log"
+                           : n.k == kind::sqrt ? "sqrt"
+                           : n.k == kind::max  ? "max"
+                           : n.k == kind::min  ? "min"
+                                               : nullptr;
+        if (name) piece(name);
+        else piece(std::string(name_of(s_.function_of(t))));
+        piece("(");
+        bool first = true;
+        for (term_id a : s_.args(t)) {
+          if (!first) piece(", ");
+          piece_term(a, detail::prec::sum);
+          first = false;
+        }
+        piece(")");
+        break;
+      }
+    }
+    flush();
+  }
+
+  const store& s_;
+  print_options options_;
+  std::string out_;
+  std::vector<task> stack_;
+};
+
+inline std::string to_string(const store& s, term_id t, print_options options = {}) {
+  return printer(s, options)(t);
+}
+
+}  // namespace gpueq::term

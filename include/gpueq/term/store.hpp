@@ -1,0 +1,789 @@
+// The term store: hash-consed, immutable real-valued terms named by 32-bit ids.
+//
+// Every symbolic value gpueq computes (a kernel's outputs, a specification, a parsed identity)
+// is a term in one store, so equal structure means equal id and shared subterms are shared.
+// Smart constructors keep terms in a light canonical form as they build them:
+//   add  = c0 + Σ cᵢ·tᵢ   (constants folded, nested sums flattened, operands sorted, like
+//                          terms merged, zero coefficients dropped)
+//   mul  = c · Π bᵢ^eᵢ    (integer exponents, so division is a power −1; like bases merged;
+//                          eᵃ·eᵇ = eᵃ⁺ᵇ; a product never holds an add-free constant factor)
+//   max/min              (nested max flattened, sorted, deduplicated, −∞/+∞ identities)
+//   exp, log, sqrt, opaque functions (tanh, erf, …) with their constant folds.
+// The full decision of f = g is the canonicalizer's job (gpueq/canon); the term level only
+// does what is O(operands) per construction. To keep an accumulation chain acc += aₖ·bₖ linear,
+// a sum (or product) with more than `flatten_limit` operands is not flattened into its parent:
+// the chain becomes a linked list of flat chunks, and the canonicalizer flattens it once.
+#pragma once
+
+#include <gpueq/support/hash.hpp>
+#include <gpueq/support/rational.hpp>
+
+#include <boost/unordered/unordered_flat_map.hpp>
+#include <boost/unordered/unordered_flat_set.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+// Canonical-form invariants are asserted when GPUEQ_CHECK_INVARIANTS is non-zero, independently
+// of NDEBUG (the test suite turns them on in release builds).
+#ifndef GPUEQ_CHECK_INVARIANTS
+#define GPUEQ_CHECK_INVARIANTS 0
+#endif
+#if GPUEQ_CHECK_INVARIANTS
+#define GPUEQ_INVARIANT(cond, what)                                                      \
+  do {                                                                                   \
+    if (!(cond)) throw ::gpueq::term::invariant_error(std::string("invariant: ") + what); \
+  } while (0)
+#else
+#define GPUEQ_INVARIANT(cond, what) \
+  do {                              \
+  } while (0)
+#endif
+
+namespace gpueq::term {
+
+using support::rational;
+using term_id = std::uint32_t;
+inline constexpr term_id no_term = 0xffffffffu;
+
+// A term that has no real value (0·∞, ∞−∞, log of a negative constant, division by zero).
+struct term_error : std::domain_error {
+  using std::domain_error::domain_error;
+};
+struct invariant_error : std::logic_error {
+  using std::logic_error::logic_error;
+};
+
+enum class kind : std::uint8_t {
+  constant,  // payload: constant index
+  neg_inf,
+  pos_inf,
+  input,     // payload: tensor-name index; slots: the element's indices (none for a scalar)
+  add,       // payload: constant index of c0; slots: (coefficient index, term) pairs
+  mul,       // payload: constant index of c; slots: (base term, exponent as int32) pairs
+  exp,       // slots: argument
+  log,
+  sqrt,
+  max,       // slots: ≥ 2 sorted, distinct arguments, none of them a max
+  min,
+  apply,     // payload: opaque function; slots: arguments
+};
+
+// Real functions whose identities we do not model: applications are atoms of the normal form.
+enum class function : std::uint32_t { tanh, erf, abs, sin, cos };
+inline constexpr std::string_view function_names[] = {"tanh", "erf", "abs", "sin", "cos"};
+
+inline std::string_view name_of(function f) { return function_names[static_cast<std::uint32_t>(f)]; }
+
+struct node {
+  kind k;
+  std::uint32_t payload;
+  std::uint32_t first;  // index of the first slot in the store's slot arena
+  std::uint32_t count;  // number of slots (pairs count 2)
+  std::uint64_t hash;
+};
+
+// A (coefficient, term) entry of a sum or (base, exponent) entry of a product.
+struct sum_entry {
+  std::uint32_t coefficient;  // constant index
+  term_id term;
+};
+struct product_entry {
+  term_id base;
+  std::int32_t exponent;
+};
+
+struct store_options {
+  // Nested sums/products with at most this many entries are flattened into their parent.
+  std::uint32_t flatten_limit = 16;
+};
+
+class store {
+ public:
+  static constexpr std::uint32_t zero_index = 0, one_index = 1, minus_one_index = 2;
+
+  explicit store(store_options options = {}) : options_(options), table_(0, node_hash{this}, node_eq{this}) {
+    intern_constant(rational(0));
+    intern_constant(rational(1));
+    intern_constant(rational(-1));
+    zero_ = make_leaf(kind::constant, zero_index);
+    one_ = make_leaf(kind::constant, one_index);
+    minus_one_ = make_leaf(kind::constant, minus_one_index);
+    neg_inf_ = make_leaf(kind::neg_inf, 0);
+    pos_inf_ = make_leaf(kind::pos_inf, 0);
+  }
+  store(const store&) = delete;
+  store& operator=(const store&) = delete;
+
+  // ---- inspection -------------------------------------------------------------------------
+  std::size_t size() const { return nodes_.size(); }
+  const node& at(term_id t) const { return nodes_[t]; }
+  kind kind_of(term_id t) const { return nodes_[t].k; }
+  std::uint64_t hash_of(term_id t) const { return nodes_[t].hash; }
+  const rational& constant_value(std::uint32_t index) const { return constants_[index]; }
+  const rational& value_of(term_id t) const {  // t must be a constant
+    return constants_[nodes_[t].payload];
+  }
+  bool is_constant(term_id t) const { return nodes_[t].k == kind::constant; }
+  bool is_infinite(term_id t) const {
+    return nodes_[t].k == kind::neg_inf || nodes_[t].k == kind::pos_inf;
+  }
+  std::span<const std::uint32_t> slots(term_id t) const {
+    const node& n = nodes_[t];
+    return {slots_.data() + n.first, n.count};
+  }
+  // Arguments of exp/log/sqrt/max/min/apply.
+  std::span<const term_id> args(term_id t) const { return slots(t); }
+  term_id arg(term_id t) const { return slots_[nodes_[t].first]; }
+  std::span<const sum_entry> sum_entries(term_id t) const {
+    auto s = slots(t);
+    return {reinterpret_cast<const sum_entry*>(s.data()), s.size() / 2};
+  }
+  std::span<const product_entry> product_entries(term_id t) const {
+    auto s = slots(t);
+    return {reinterpret_cast<const product_entry*>(s.data()), s.size() / 2};
+  }
+  const rational& sum_constant(term_id t) const { return constants_[nodes_[t].payload]; }
+  const rational& product_coefficient(term_id t) const { return constants_[nodes_[t].payload]; }
+  function function_of(term_id t) const { return static_cast<function>(nodes_[t].payload); }
+  std::string_view tensor_name(term_id t) const { return tensor_names_[nodes_[t].payload]; }
+  std::uint32_t tensor_index(term_id t) const { return nodes_[t].payload; }
+  std::span<const std::uint32_t> input_indices(term_id t) const { return slots(t); }
+  std::string_view tensor_name_at(std::uint32_t tensor) const { return tensor_names_[tensor]; }
+  std::size_t tensor_count() const { return tensor_names_.size(); }
+
+  const store_options& options() const { return options_; }
+
+  // ---- leaves ------------------------------------------------------------------------------
+  term_id zero() const { return zero_; }
+  term_id one() const { return one_; }
+  term_id minus_one() const { return minus_one_; }
+  term_id infinity(bool negative = false) const { return negative ? neg_inf_ : pos_inf_; }
+  term_id constant(const rational& value) { return make_leaf(kind::constant, intern_constant(value)); }
+  term_id constant(long long value) {
+    if (value == 0) return zero_;
+    if (value == 1) return one_;
+    if (value == -1) return minus_one_;
+    return constant(rational(value));
+  }
+  std::uint32_t tensor(std::string_view name) {
+    auto it = tensor_index_.find(name);
+    if (it != tensor_index_.end()) return it->second;
+    auto index = static_cast<std::uint32_t>(tensor_names_.size());
+    tensor_names_.emplace_back(name);
+    tensor_index_.emplace(tensor_names_.back(), index);
+    return index;
+  }
+  // An input element: tensor name and its indices (none for a scalar input such as alpha).
+  term_id input(std::string_view name, std::span<const std::uint32_t> indices = {}) {
+    return make(kind::input, tensor(name), indices);
+  }
+  term_id input(std::string_view name, std::initializer_list<std::uint32_t> indices) {
+    return input(name, std::span<const std::uint32_t>(indices.begin(), indices.size()));
+  }
+
+  // ---- arithmetic --------------------------------------------------------------------------
+  term_id add(std::span<const term_id> xs);
+  term_id add(term_id a, term_id b) {
+    term_id xs[2] = {a, b};
+    return add(xs);
+  }
+  term_id scale(const rational& c, term_id t);
+  term_id neg(term_id t) { return scale(rational(-1), t); }
+  term_id sub(term_id a, term_id b) { return add(a, neg(b)); }
+  term_id mul(std::span<const term_id> xs);
+  term_id mul(term_id a, term_id b) {
+    term_id xs[2] = {a, b};
+    return mul(xs);
+  }
+  term_id pow(term_id base, std::int64_t exponent);
+  term_id inv(term_id t) { return pow(t, -1); }
+  term_id div(term_id a, term_id b) { return mul(a, inv(b)); }
+  // a·b + c, the shape of fma/mad.
+  term_id fma(term_id a, term_id b, term_id c) { return add(mul(a, b), c); }
+
+  // ---- functions ---------------------------------------------------------------------------
+  term_id exp(term_id x);
+  term_id log(term_id x);
+  term_id sqrt(term_id x);
+  term_id rsqrt(term_id x) { return pow(sqrt(x), -1); }
+  term_id max(std::span<const term_id> xs) { return extremum(kind::max, xs); }
+  term_id min(std::span<const term_id> xs) { return extremum(kind::min, xs); }
+  term_id max(term_id a, term_id b) {
+    term_id xs[2] = {a, b};
+    return max(xs);
+  }
+  term_id min(term_id a, term_id b) {
+    term_id xs[2] = {a, b};
+    return min(xs);
+  }
+  term_id apply(function f, std::span<const term_id> xs);
+  term_id apply(function f, term_id x) { return apply(f, std::span<const term_id>(&x, 1)); }
+
+  // The canonical operand order: constants, infinities, inputs by (tensor name, indices), then
+  // compound terms by structural hash. Independent of construction order, so a fresh store that
+  // builds the same values prints them the same way.
+  bool before(term_id a, term_id b) const {
+    if (a == b) return false;
+    const node &x = nodes_[a], &y = nodes_[b];
+    int rx = rank(x.k), ry = rank(y.k);
+    if (rx != ry) return rx < ry;
+    if (x.k == kind::constant) return constants_[x.payload] < constants_[y.payload];
+    if (x.k == kind::input) {
+      if (x.payload != y.payload) {
+        int c = tensor_names_[x.payload].compare(tensor_names_[y.payload]);
+        if (c != 0) return c < 0;
+      }
+      auto ix = slots(a), iy = slots(b);
+      return std::lexicographical_compare(ix.begin(), ix.end(), iy.begin(), iy.end());
+    }
+    if (x.hash != y.hash) return x.hash < y.hash;
+    return a < b;
+  }
+
+  // Intern a rational and return its index in the constant table.
+  std::uint32_t intern_constant(const rational& value) {
+    auto it = constant_index_.find(value);
+    if (it != constant_index_.end()) return it->second;
+    auto index = static_cast<std::uint32_t>(constants_.size());
+    constants_.push_back(value);
+    constant_index_.emplace(value, index);
+    return index;
+  }
+
+ private:
+  struct key_view {
+    kind k;
+    std::uint32_t payload;
+    std::span<const std::uint32_t> slots;
+    std::uint64_t hash;
+  };
+  struct node_hash {
+    const store* s;
+    using is_transparent = void;
+    std::size_t operator()(term_id t) const { return static_cast<std::size_t>(s->nodes_[t].hash); }
+    std::size_t operator()(const key_view& k) const { return static_cast<std::size_t>(k.hash); }
+  };
+  struct node_eq {
+    const store* s;
+    using is_transparent = void;
+    bool operator()(term_id a, term_id b) const { return a == b; }
+    bool operator()(const key_view& k, term_id t) const { return s->matches(k, t); }
+    bool operator()(term_id t, const key_view& k) const { return s->matches(k, t); }
+  };
+  struct rational_hash {
+    std::size_t operator()(const rational& r) const {
+      return static_cast<std::size_t>(support::hash_rational(r));
+    }
+  };
+  struct string_hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const {
+      return static_cast<std::size_t>(support::hash_string(s));
+    }
+  };
+  struct string_eq {
+    using is_transparent = void;
+    bool operator()(std::string_view a, std::string_view b) const { return a == b; }
+  };
+
+  static int rank(kind k) {
+    switch (k) {
+      case kind::constant: return 0;
+      case kind::neg_inf: return 1;
+      case kind::pos_inf: return 2;
+      case kind::input: return 3;
+      default: return 4;
+    }
+  }
+
+  bool matches(const key_view& k, term_id t) const {
+    const node& n = nodes_[t];
+    if (n.hash != k.hash || n.k != k.k || n.payload != k.payload || n.count != k.slots.size()) return false;
+    return std::equal(k.slots.begin(), k.slots.end(), slots_.begin() + n.first);
+  }
+
+  std::uint64_t hash_payload(kind k, std::uint32_t payload) const {
+    switch (k) {
+      case kind::constant:
+      case kind::add:
+      case kind::mul: return support::hash_rational(constants_[payload]);
+      case kind::input: return support::hash_string(tensor_names_[payload]);
+      default: return payload;
+    }
+  }
+
+  // The structural hash: built from child hashes and values, never from ids, so it does not
+  // depend on the order in which a store created its terms.
+  std::uint64_t structural_hash(kind k, std::uint32_t payload, std::span<const std::uint32_t> s) const {
+    std::uint64_t h = support::hash_combine(static_cast<std::uint64_t>(k) + 1, hash_payload(k, payload));
+    switch (k) {
+      case kind::input:
+        for (auto i : s) h = support::hash_combine(h, i);
+        break;
+      case kind::add:
+        for (std::size_t i = 0; i + 1 < s.size(); i += 2)
+          h = support::hash_combine(support::hash_combine(h, support::hash_rational(constants_[s[i]])),
+                                    nodes_[s[i + 1]].hash);
+        break;
+      case kind::mul:
+        for (std::size_t i = 0; i + 1 < s.size(); i += 2)
+          h = support::hash_combine(support::hash_combine(h, nodes_[s[i]].hash), s[i + 1]);
+        break;
+      default:
+        for (auto c : s) h = support::hash_combine(h, nodes_[c].hash);
+    }
+    return h;
+  }
+
+  term_id make_leaf(kind k, std::uint32_t payload) { return make(k, payload, {}); }
+
+  term_id make(kind k, std::uint32_t payload, std::span<const std::uint32_t> s) {
+    key_view key{k, payload, s, structural_hash(k, payload, s)};
+    auto it = table_.find(key);
+    if (it != table_.end()) return *it;
+    check_invariants(k, payload, s);
+    if (nodes_.size() >= no_term) throw std::length_error("term store is full (2^32 terms)");
+    auto id = static_cast<term_id>(nodes_.size());
+    nodes_.push_back(node{k, payload, static_cast<std::uint32_t>(slots_.size()),
+                          static_cast<std::uint32_t>(s.size()), key.hash});
+    slots_.insert(slots_.end(), s.begin(), s.end());
+    table_.insert(id);
+    return id;
+  }
+
+  void check_invariants([[maybe_unused]] kind k, [[maybe_unused]] std::uint32_t payload,
+                        [[maybe_unused]] std::span<const std::uint32_t> s) const {
+#if GPUEQ_CHECK_INVARIANTS
+    switch (k) {
+      case kind::add:
+        GPUEQ_INVARIANT(s.size() >= 2 && s.size() % 2 == 0, "a sum has entries");
+        GPUEQ_INVARIANT(s.size() >= 4 || payload != zero_index, "a sum of one term is that term");
+        for (std::size_t i = 0; i < s.size(); i += 2) {
+          kind ck = nodes_[s[i + 1]].k;
+          GPUEQ_INVARIANT(s[i] != zero_index, "no zero coefficient in a sum");
+          GPUEQ_INVARIANT(ck != kind::constant && ck != kind::neg_inf && ck != kind::pos_inf,
+                          "no constant operand in a sum");
+          GPUEQ_INVARIANT(ck != kind::mul || nodes_[s[i + 1]].payload == one_index,
+                          "a sum's operands carry no coefficient of their own");
+          GPUEQ_INVARIANT(i == 0 || before(s[i - 1], s[i + 1]), "a sum's operands are sorted");
+        }
+        break;
+      case kind::mul:
+        GPUEQ_INVARIANT(s.size() >= 2 && s.size() % 2 == 0, "a product has entries");
+        GPUEQ_INVARIANT(payload != zero_index, "a product's coefficient is not zero");
+        GPUEQ_INVARIANT(s.size() >= 4 || payload != one_index || static_cast<std::int32_t>(s[1]) != 1,
+                        "a product of one factor is that factor");
+        for (std::size_t i = 0; i < s.size(); i += 2) {
+          kind bk = nodes_[s[i]].k;
+          GPUEQ_INVARIANT(static_cast<std::int32_t>(s[i + 1]) != 0, "no zero exponent");
+          GPUEQ_INVARIANT(bk != kind::constant && bk != kind::neg_inf && bk != kind::pos_inf,
+                          "no constant factor in a product");
+          GPUEQ_INVARIANT(i == 0 || before(s[i - 2], s[i]), "a product's factors are sorted");
+        }
+        break;
+      case kind::max:
+      case kind::min:
+        GPUEQ_INVARIANT(s.size() >= 2, "max/min of at least two arguments");
+        for (std::size_t i = 0; i < s.size(); ++i) {
+          GPUEQ_INVARIANT(nodes_[s[i]].k != k, "max/min arguments are flattened");
+          GPUEQ_INVARIANT(!is_infinite(s[i]), "no infinite max/min argument");
+          GPUEQ_INVARIANT(i == 0 || before(s[i - 1], s[i]), "max/min arguments sorted and distinct");
+        }
+        break;
+      case kind::exp:
+      case kind::log:
+      case kind::sqrt:
+        GPUEQ_INVARIANT(s.size() == 1 && !is_constant(s[0]) && !is_infinite(s[0]),
+                        "one non-constant argument");
+        break;
+      default: break;
+    }
+#endif
+  }
+
+  // Scratch buffers reused across constructions (no per-operation allocation once warm).
+  struct sum_item {
+    std::uint32_t coefficient;  // constant index
+    term_id term;
+  };
+  struct product_item {
+    term_id base;
+    std::int64_t exponent;
+  };
+
+  // Adds c·x to the pending sum; coefficients travel as constant indices so the common case
+  // (coefficient 1, flattening a chunk) does no rational arithmetic.
+  void collect_summand(term_id x, std::uint32_t c, rational& c0, int& infinities,
+                       std::vector<sum_item>& items) {
+    const node& n = nodes_[x];
+    switch (n.k) {
+      case kind::constant: c0 += c == one_index ? constants_[n.payload] : constants_[c] * constants_[n.payload]; return;
+      case kind::pos_inf: infinities |= constants_[c] > 0 ? 1 : 2; return;
+      case kind::neg_inf: infinities |= constants_[c] > 0 ? 2 : 1; return;
+      case kind::add:
+        if (n.count / 2 <= options_.flatten_limit) {
+          if (n.payload != zero_index) c0 += c == one_index ? constants_[n.payload] : constants_[c] * constants_[n.payload];
+          for (auto e : sum_entries(x))
+            items.push_back({c == one_index ? e.coefficient : times(c, e.coefficient), e.term});
+          return;
+        }
+        break;
+      case kind::mul:
+        if (n.payload != one_index) {
+          items.push_back({c == one_index ? n.payload : times(c, n.payload), unit_product(x)});
+          return;
+        }
+        break;
+      default: break;
+    }
+    items.push_back({c, x});
+  }
+
+  std::uint32_t times(std::uint32_t a, std::uint32_t b) {
+    if (a == one_index) return b;
+    if (b == one_index) return a;
+    return intern_constant(constants_[a] * constants_[b]);
+  }
+
+  // The product x with its coefficient replaced by 1.
+  term_id unit_product(term_id x) {
+    std::vector<std::uint32_t> s(slots(x).begin(), slots(x).end());
+    if (s.size() == 2 && static_cast<std::int32_t>(s[1]) == 1) return s[0];
+    return make(kind::mul, one_index, s);
+  }
+
+  term_id extremum(kind k, std::span<const term_id> xs);
+  term_id product(std::vector<product_item>& items);
+  void collect_factor(term_id x, std::int64_t e, rational& c, int& infinity_sign, int& infinities,
+                      std::vector<product_item>& items, std::vector<term_id>& exponents);
+
+  store_options options_;
+  std::vector<node> nodes_;
+  std::vector<std::uint32_t> slots_;
+  std::vector<rational> constants_;
+  boost::unordered_flat_map<rational, std::uint32_t, rational_hash> constant_index_;
+  std::vector<std::string> tensor_names_;
+  boost::unordered_flat_map<std::string, std::uint32_t, string_hash, string_eq> tensor_index_;
+  boost::unordered_flat_set<term_id, node_hash, node_eq> table_;
+  std::vector<sum_item> sum_scratch_;
+  std::vector<product_item> product_scratch_;
+  std::vector<std::uint32_t> slot_scratch_;
+  term_id zero_ = 0, one_ = 0, minus_one_ = 0, neg_inf_ = 0, pos_inf_ = 0;
+};
+
+// ---- smart constructors -------------------------------------------------------------------
+
+inline term_id store::add(std::span<const term_id> xs) {
+  if (xs.size() == 1) return xs[0];
+  std::vector<sum_item> items;
+  items.swap(sum_scratch_);
+  items.clear();
+  struct give_back {  // return the scratch buffer on every exit path
+    std::vector<sum_item>& from;
+    std::vector<sum_item>& to;
+    ~give_back() { from.swap(to); }
+  } guard{items, sum_scratch_};
+  rational c0 = 0;
+  int infinities = 0;  // bit 0: +∞ seen, bit 1: −∞ seen
+  for (term_id x : xs) collect_summand(x, one_index, c0, infinities, items);
+  if (infinities == 3) throw term_error("∞ − ∞ has no real value");
+  if (infinities) return infinities == 1 ? pos_inf_ : neg_inf_;
+  std::sort(items.begin(), items.end(),
+            [this](const sum_item& a, const sum_item& b) { return before(a.term, b.term); });
+  // Merge like terms and drop zero coefficients.
+  std::size_t out = 0;
+  for (std::size_t i = 0; i < items.size();) {
+    std::size_t j = i + 1;
+    std::uint32_t c = items[i].coefficient;
+    if (j < items.size() && items[j].term == items[i].term) {
+      rational sum = constants_[c];
+      while (j < items.size() && items[j].term == items[i].term) sum += constants_[items[j++].coefficient];
+      c = intern_constant(sum);
+    }
+    if (c != zero_index) items[out++] = {c, items[i].term};
+    i = j;
+  }
+  items.resize(out);
+  if (items.empty()) return constant(c0);
+  if (items.size() == 1 && c0 == 0) return scale(constants_[items[0].coefficient], items[0].term);
+  std::vector<std::uint32_t>& s = slot_scratch_;
+  s.clear();
+  for (auto& it : items) {
+    s.push_back(it.coefficient);
+    s.push_back(it.term);
+  }
+  return make(kind::add, intern_constant(c0), s);
+}
+
+inline term_id store::scale(const rational& c, term_id t) {
+  if (c == 1) return t;
+  if (c == 0) {
+    if (is_infinite(t)) throw term_error("0 · ∞ has no real value");
+    return zero_;
+  }
+  const node& n = nodes_[t];
+  switch (n.k) {
+    case kind::constant: return constant(c * constants_[n.payload]);
+    case kind::pos_inf: return c > 0 ? pos_inf_ : neg_inf_;
+    case kind::neg_inf: return c > 0 ? neg_inf_ : pos_inf_;
+    case kind::add: {
+      // c·(c0 + Σ cᵢtᵢ) distributes over a flat sum: keeps sums in one canonical shape.
+      if (n.count / 2 <= options_.flatten_limit) {
+        std::vector<std::uint32_t> s(slots(t).begin(), slots(t).end());
+        for (std::size_t i = 0; i < s.size(); i += 2) s[i] = intern_constant(c * constants_[s[i]]);
+        return make(kind::add, intern_constant(c * constants_[n.payload]), s);
+      }
+      break;
+    }
+    case kind::mul: {
+      std::vector<std::uint32_t> s(slots(t).begin(), slots(t).end());
+      rational cc = c * constants_[n.payload];
+      if (cc == 1 && s.size() == 2 && static_cast<std::int32_t>(s[1]) == 1) return s[0];
+      return make(kind::mul, intern_constant(cc), s);
+    }
+    default: break;
+  }
+  std::uint32_t s[2] = {t, 1};
+  return make(kind::mul, intern_constant(c), s);
+}
+
+inline term_id store::pow(term_id base, std::int64_t exponent) {
+  if (exponent == 1) return base;
+  if (exponent == 0) {
+    // x⁰ = 1 as in polynomial algebra (the term language has no 0⁰ to worry about).
+    if (is_infinite(base)) throw term_error("∞⁰ has no real value");
+    return one_;
+  }
+  std::vector<product_item> items;
+  items.swap(product_scratch_);
+  items.clear();
+  items.push_back({base, exponent});
+  term_id r = product(items);
+  items.swap(product_scratch_);
+  return r;
+}
+
+inline term_id store::mul(std::span<const term_id> xs) {
+  if (xs.size() == 1) return xs[0];
+  std::vector<product_item> items;
+  items.swap(product_scratch_);
+  items.clear();
+  for (term_id x : xs) items.push_back({x, 1});
+  term_id r;
+  try {
+    r = product(items);
+  } catch (...) {
+    items.swap(product_scratch_);
+    throw;
+  }
+  items.swap(product_scratch_);
+  return r;
+}
+
+inline void store::collect_factor(term_id x, std::int64_t e, rational& c, int& infinity_sign,
+                                  int& infinities, std::vector<product_item>& out,
+                                  std::vector<term_id>& exponents) {
+  const node& n = nodes_[x];
+  switch (n.k) {
+    case kind::constant: {
+      const rational& v = constants_[n.payload];
+      if (v == 0 && e < 0) throw term_error("division by zero");
+      if (e > 4096 || e < -4096) throw term_error("constant power too large");
+      c *= support::pow_int(v, e);
+      return;
+    }
+    case kind::pos_inf:
+    case kind::neg_inf:
+      if (e < 0) {
+        c = 0;  // 1/∞ = 0
+        return;
+      }
+      ++infinities;
+      if (n.k == kind::neg_inf && e % 2 != 0) infinity_sign = -infinity_sign;
+      return;
+    case kind::mul:
+      if (n.count / 2 <= options_.flatten_limit) {
+        if (e != 1) {
+          if (e > 4096 || e < -4096) throw term_error("constant power too large");
+          c *= support::pow_int(constants_[n.payload], e);
+        } else {
+          c *= constants_[n.payload];
+        }
+        for (auto f : product_entries(x)) {
+          if (nodes_[f.base].k == kind::exp)
+            exponents.push_back(scale(rational(f.exponent * e), arg(f.base)));
+          else
+            out.push_back({f.base, f.exponent * e});
+        }
+        return;
+      }
+      break;
+    case kind::exp:
+      // (eᵃ)ᵉ = e^(e·a); all exponentials of a product merge into one: eᵃ·eᵇ = eᵃ⁺ᵇ.
+      exponents.push_back(scale(rational(e), arg(x)));
+      return;
+    default: break;
+  }
+  out.push_back({x, e});
+}
+
+inline term_id store::product(std::vector<product_item>& items) {
+  rational c = 1;
+  int infinity_sign = 1, infinities = 0;
+  std::vector<product_item> factors;
+  std::vector<term_id> exponents;
+  for (auto& it : items) collect_factor(it.base, it.exponent, c, infinity_sign, infinities, factors, exponents);
+  if (!exponents.empty()) {
+    term_id e = exp(add(exponents));
+    if (nodes_[e].k == kind::exp)
+      factors.push_back({e, 1});
+    else
+      collect_factor(e, 1, c, infinity_sign, infinities, factors, exponents);
+  }
+  std::sort(factors.begin(), factors.end(),
+            [this](const product_item& a, const product_item& b) { return before(a.base, b.base); });
+  std::size_t out = 0;
+  for (std::size_t i = 0; i < factors.size();) {
+    std::size_t j = i + 1;
+    std::int64_t e = factors[i].exponent;
+    while (j < factors.size() && factors[j].base == factors[i].base) e += factors[j++].exponent;
+    if (e != 0) factors[out++] = {factors[i].base, e};
+    i = j;
+  }
+  factors.resize(out);
+  if (infinities) {
+    if (c == 0) throw term_error("0 · ∞ has no real value");
+    if (!factors.empty()) throw term_error("∞ times a symbolic value has no known sign");
+    return (c > 0) == (infinity_sign > 0) ? pos_inf_ : neg_inf_;
+  }
+  if (c == 0) return zero_;
+  if (factors.empty()) return constant(c);
+  if (factors.size() == 1 && factors[0].exponent == 1) return scale(c, factors[0].base);
+  std::vector<std::uint32_t> s;
+  s.reserve(factors.size() * 2);
+  for (auto& f : factors) {
+    if (f.exponent > INT32_MAX || f.exponent < INT32_MIN) throw term_error("exponent out of range");
+    s.push_back(f.base);
+    s.push_back(static_cast<std::uint32_t>(static_cast<std::int32_t>(f.exponent)));
+  }
+  return make(kind::mul, intern_constant(c), s);
+}
+
+inline term_id store::exp(term_id x) {
+  const node& n = nodes_[x];
+  switch (n.k) {
+    case kind::constant:
+      if (constants_[n.payload] == 0) return one_;
+      break;
+    case kind::neg_inf: return zero_;
+    case kind::pos_inf: return pos_inf_;
+    case kind::log: return arg(x);  // e^(log y) = y wherever log y is real
+    default: break;
+  }
+  std::uint32_t s[1] = {x};
+  return make(kind::exp, 0, s);
+}
+
+inline term_id store::log(term_id x) {
+  const node& n = nodes_[x];
+  switch (n.k) {
+    case kind::constant: {
+      const rational& v = constants_[n.payload];
+      if (v == 1) return zero_;
+      if (v == 0) return neg_inf_;
+      if (v < 0) throw term_error("log of a negative number has no real value");
+      break;
+    }
+    case kind::neg_inf: throw term_error("log(−∞) has no real value");
+    case kind::pos_inf: return pos_inf_;
+    case kind::exp: return arg(x);  // log(e^y) = y
+    default: break;
+  }
+  std::uint32_t s[1] = {x};
+  return make(kind::log, 0, s);
+}
+
+inline term_id store::sqrt(term_id x) {
+  const node& n = nodes_[x];
+  switch (n.k) {
+    case kind::constant: {
+      const rational& v = constants_[n.payload];
+      if (v < 0) throw term_error("sqrt of a negative number has no real value");
+      if (auto r = support::exact_sqrt(v)) return constant(*r);
+      break;
+    }
+    case kind::neg_inf: throw term_error("sqrt(−∞) has no real value");
+    case kind::pos_inf: return pos_inf_;
+    default: break;
+  }
+  std::uint32_t s[1] = {x};
+  return make(kind::sqrt, 0, s);
+}
+
+inline term_id store::extremum(kind k, std::span<const term_id> xs) {
+  const bool is_max = k == kind::max;
+  std::vector<term_id> args;
+  args.reserve(xs.size());
+  bool have_constant = false, absorbing = false;
+  rational best;
+  auto take = [&](term_id x) {
+    const node& n = nodes_[x];
+    if (n.k == kind::constant) {
+      const rational& v = constants_[n.payload];
+      if (!have_constant || (is_max ? v > best : v < best)) best = v;
+      have_constant = true;
+    } else if (n.k == (is_max ? kind::neg_inf : kind::pos_inf)) {
+      // max(−∞, x) = x, min(+∞, x) = x
+    } else if (n.k == (is_max ? kind::pos_inf : kind::neg_inf)) {
+      absorbing = true;
+    } else {
+      args.push_back(x);
+    }
+  };
+  for (term_id x : xs) {
+    if (nodes_[x].k == k) {
+      for (term_id y : this->args(x)) take(y);
+    } else {
+      take(x);
+    }
+  }
+  if (absorbing) return is_max ? pos_inf_ : neg_inf_;
+  if (have_constant) args.push_back(constant(best));
+  std::sort(args.begin(), args.end(), [this](term_id a, term_id b) { return before(a, b); });
+  args.erase(std::unique(args.begin(), args.end()), args.end());
+  if (args.empty()) return is_max ? neg_inf_ : pos_inf_;
+  if (args.size() == 1) return args[0];
+  return make(k, 0, args);
+}
+
+inline term_id store::apply(function f, std::span<const term_id> xs) {
+  if (xs.size() != 1) throw term_error(std::string(name_of(f)) + " takes one argument");
+  term_id x = xs[0];
+  const node& n = nodes_[x];
+  if (n.k == kind::constant) {
+    const rational& v = constants_[n.payload];
+    if (f == function::abs) return constant(v < 0 ? rational(-v) : v);
+    if (v == 0) return f == function::cos ? one_ : zero_;
+  }
+  if (n.k == kind::pos_inf || n.k == kind::neg_inf) {
+    bool negative = n.k == kind::neg_inf;
+    switch (f) {
+      case function::abs: return pos_inf_;
+      case function::tanh:
+      case function::erf: return negative ? minus_one_ : one_;
+      default: throw term_error(std::string(name_of(f)) + "(∞) has no real value");
+    }
+  }
+  if (f == function::abs && n.k == kind::apply && function_of(x) == function::abs) return x;
+  std::uint32_t s[1] = {x};
+  return make(kind::apply, static_cast<std::uint32_t>(f), s);
+}
+
+}  // namespace gpueq::term
