@@ -1,0 +1,642 @@
+// Normal forms of terms and the exact decision of f = g over the reals.
+//
+// This is the decision procedure of the VOLTA paper (§4.4, Theorem 5 and Corollary 6): a term is
+// brought to a quotient N/D of exp-polynomials
+//     Σ c · x₁^a₁ ⋯ xₙ^aₙ · e^h       (c rational, aᵢ ∈ ℤ, h itself an exp-polynomial)
+// over atoms x (inputs, and max/min/sqrt/log/tanh/… applied to canonical arguments, treated as
+// independent variables). Distinct exponents h are linearly independent over the polynomials
+// (Theorem 5; with rational coefficients, Lindemann–Weierstrass covers exponents that differ by a
+// constant), so N₁/D₁ = N₂/D₂ holds iff N₁·D₂ and N₂·D₁ have the same terms. Treating atoms as
+// independent is sound for "equal"; when forms differ, gpueq/canon/decide.hpp looks for real
+// inputs that separate the sides before it says "different" (max(a,b)+min(a,b) = a+b is an
+// identity the atoms hide).
+//
+// Polynomials and monomials are interned, so equal forms have equal ids and memoization is cheap.
+// Every single term c·m·e^h is a unit (invertible), and each denominator is divided by its leading
+// term under a translation-invariant order, so D and D·u normalize alike: naive and online
+// softmax, whose denominators differ by the factor e^(−max), meet without cross-multiplying.
+//
+// Accumulation chains stay linear: a sum that is used once, by another sum, is not normalized on
+// its own; its parent walks into it and adds its terms into one mutable accumulator.
+#pragma once
+
+#include <gpueq/support/arena.hpp>
+#include <gpueq/support/hash.hpp>
+#include <gpueq/support/rational.hpp>
+#include <gpueq/term/store.hpp>
+
+#include <boost/unordered/unordered_flat_map.hpp>
+#include <boost/unordered/unordered_flat_set.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gpueq::canon {
+
+using support::rational;
+using term::term_id;
+
+using mono_id = std::uint32_t;
+using poly_id = std::uint32_t;
+
+// The normal form could not be built (it would exceed the size budget, or holds an infinity).
+struct unsupported : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// c · monomial · e^(exponent)
+struct poly_term {
+  mono_id mono;
+  poly_id ex;
+  rational coefficient;
+};
+
+struct mono_factor {
+  term_id atom;
+  std::int32_t exponent;
+};
+
+// A quotient of interned exp-polynomials; den is normalized (its leading term is 1).
+struct fraction {
+  poly_id num;
+  poly_id den;
+  friend bool operator==(const fraction&, const fraction&) = default;
+};
+
+struct normal_form_options {
+  // Upper bound on the terms of all polynomials built, so that a blow-up (distributing a product
+  // of large sums) ends as "unknown" instead of exhausting memory.
+  std::uint64_t term_budget = 200'000'000;
+};
+
+class normal_forms {
+ public:
+  static constexpr poly_id zero_poly = 0;
+  static constexpr mono_id unit_mono = 0;
+
+  explicit normal_forms(term::store& s, normal_form_options options = {})
+      : s_(s),
+        options_(options),
+        mono_table_(0, mono_hash{this}, mono_eq{this}),
+        poly_table_(0, poly_hash{this}, poly_eq{this}) {
+    monos_.push_back({nullptr, 0, 0});
+    mono_table_.insert(unit_mono);
+    polys_.push_back({nullptr, 0, support::mix64(0x9e37)});
+    poly_table_.insert(zero_poly);
+    std::vector<poly_term> one{{unit_mono, zero_poly, rational(1)}};
+    one_poly_ = intern_poly(one);
+  }
+
+  poly_id one_poly() const { return one_poly_; }
+
+  // The normal form of a term (memoized).
+  fraction of(term_id root);
+
+  // f = g over the reals, treating atoms as independent variables.
+  bool equal(term_id f, term_id g) {
+    if (f == g) return true;
+    if (s_.is_infinite(f) || s_.is_infinite(g)) return false;
+    fraction a = of(f), b = of(g);
+    if (a == b) return true;
+    if (a.den == b.den) return false;
+    return poly_mul(a.num, b.den) == poly_mul(b.num, a.den);
+  }
+
+  // ---- inspection ------------------------------------------------------------------------
+  std::span<const poly_term> terms(poly_id p) const {
+    const auto& r = polys_[p];
+    return {r.first, r.count};
+  }
+  std::span<const mono_factor> factors(mono_id m) const {
+    const auto& r = monos_[m];
+    return {r.first, r.count};
+  }
+  std::size_t poly_count() const { return polys_.size(); }
+  std::uint64_t terms_built() const { return terms_built_; }
+
+  // The normal form written back as a term (canonical for polynomials: used for the arguments of
+  // atoms, so max(2·(x+1), y) and max(2x+2, y) are the same atom).
+  term_id to_term(const fraction& f) {
+    term_id n = poly_to_term(f.num);
+    if (f.den == one_poly_) return n;
+    return s_.div(n, poly_to_term(f.den));
+  }
+  term_id poly_to_term(poly_id p);
+
+ private:
+  template <class T>
+  struct range {
+    const T* first;
+    std::uint32_t count;
+    std::uint64_t hash;
+  };
+  struct mono_key {
+    std::span<const mono_factor> f;
+    std::uint64_t hash;
+  };
+  struct poly_key {
+    std::span<const poly_term> t;
+    std::uint64_t hash;
+  };
+  struct mono_hash {
+    const normal_forms* n;
+    using is_transparent = void;
+    std::size_t operator()(mono_id m) const { return static_cast<std::size_t>(n->monos_[m].hash); }
+    std::size_t operator()(const mono_key& k) const { return static_cast<std::size_t>(k.hash); }
+  };
+  struct mono_eq {
+    const normal_forms* n;
+    using is_transparent = void;
+    bool operator()(mono_id a, mono_id b) const { return a == b; }
+    bool operator()(const mono_key& k, mono_id m) const { return n->mono_matches(k, m); }
+    bool operator()(mono_id m, const mono_key& k) const { return n->mono_matches(k, m); }
+  };
+  struct poly_hash {
+    const normal_forms* n;
+    using is_transparent = void;
+    std::size_t operator()(poly_id p) const { return static_cast<std::size_t>(n->polys_[p].hash); }
+    std::size_t operator()(const poly_key& k) const { return static_cast<std::size_t>(k.hash); }
+  };
+  struct poly_eq {
+    const normal_forms* n;
+    using is_transparent = void;
+    bool operator()(poly_id a, poly_id b) const { return a == b; }
+    bool operator()(const poly_key& k, poly_id p) const { return n->poly_matches(k, p); }
+    bool operator()(poly_id p, const poly_key& k) const { return n->poly_matches(k, p); }
+  };
+
+  static std::uint64_t hash_mono(std::span<const mono_factor> f) {
+    std::uint64_t h = 0x51ed270b27e1f9e3ULL;
+    for (auto x : f) h = support::hash_combine(support::hash_combine(h, x.atom), static_cast<std::uint32_t>(x.exponent));
+    return h;
+  }
+  static std::uint64_t hash_poly(std::span<const poly_term> t) {
+    std::uint64_t h = support::mix64(0x9e37);
+    for (auto& x : t)
+      h = support::hash_combine(support::hash_combine(support::hash_combine(h, x.mono), x.ex),
+                                support::hash_rational(x.coefficient));
+    return h;
+  }
+  bool mono_matches(const mono_key& k, mono_id m) const {
+    const auto& r = monos_[m];
+    if (r.hash != k.hash || r.count != k.f.size()) return false;
+    for (std::size_t i = 0; i < k.f.size(); ++i) {
+      const auto& a = r.first[i];
+      if (a.atom != k.f[i].atom || a.exponent != k.f[i].exponent) return false;
+    }
+    return true;
+  }
+  bool poly_matches(const poly_key& k, poly_id p) const {
+    const auto& r = polys_[p];
+    if (r.hash != k.hash || r.count != k.t.size()) return false;
+    for (std::size_t i = 0; i < k.t.size(); ++i) {
+      const auto& a = r.first[i];
+      if (a.mono != k.t[i].mono || a.ex != k.t[i].ex || a.coefficient != k.t[i].coefficient) return false;
+    }
+    return true;
+  }
+
+  mono_id intern_mono(std::span<const mono_factor> f) {
+    if (f.empty()) return unit_mono;
+    mono_key key{f, hash_mono(f)};
+    auto it = mono_table_.find(key);
+    if (it != mono_table_.end()) return *it;
+    auto id = static_cast<mono_id>(monos_.size());
+    auto stored = mono_factors_.append(f.begin(), f.end());
+    monos_.push_back({stored.data(), static_cast<std::uint32_t>(f.size()), key.hash});
+    mono_table_.insert(id);
+    return id;
+  }
+
+  // Interns terms sorted by (mono, ex) with distinct keys and non-zero coefficients.
+  poly_id intern_poly(std::span<const poly_term> t) {
+    if (t.empty()) return zero_poly;
+    poly_key key{t, hash_poly(t)};
+    auto it = poly_table_.find(key);
+    if (it != poly_table_.end()) return *it;
+    terms_built_ += t.size();
+    if (terms_built_ > options_.term_budget)
+      throw unsupported("normal form too large (over " + std::to_string(options_.term_budget) + " terms)");
+    auto id = static_cast<poly_id>(polys_.size());
+    auto stored = poly_terms_.append(t.begin(), t.end());
+    polys_.push_back({stored.data(), static_cast<std::uint32_t>(t.size()), key.hash});
+    poly_table_.insert(id);
+    return id;
+  }
+
+  // ---- monomial and polynomial arithmetic ------------------------------------------------
+  mono_id mono_mul(mono_id a, mono_id b, std::int32_t b_power = 1) {
+    if (b == unit_mono) return a;
+    if (a == unit_mono && b_power == 1) return b;
+    std::uint64_t key = (static_cast<std::uint64_t>(a) << 32) | b;
+    if (b_power == 1) {
+      auto it = mono_mul_memo_.find(key);
+      if (it != mono_mul_memo_.end()) return it->second;
+    }
+    std::vector<mono_factor> out;
+    auto fa = factors(a), fb = factors(b);
+    out.reserve(fa.size() + fb.size());
+    std::size_t i = 0, j = 0;
+    while (i < fa.size() || j < fb.size()) {
+      if (j == fb.size() || (i < fa.size() && fa[i].atom < fb[j].atom)) {
+        out.push_back(fa[i++]);
+      } else if (i == fa.size() || fb[j].atom < fa[i].atom) {
+        out.push_back({fb[j].atom, fb[j].exponent * b_power});
+        ++j;
+      } else {
+        std::int32_t e = fa[i].exponent + fb[j].exponent * b_power;
+        if (e != 0) out.push_back({fa[i].atom, e});
+        ++i, ++j;
+      }
+    }
+    mono_id r = intern_mono(out);
+    if (b_power == 1) mono_mul_memo_.emplace(key, r);
+    return r;
+  }
+  mono_id mono_pow(mono_id a, std::int32_t e) {
+    if (a == unit_mono || e == 1) return a;
+    std::vector<mono_factor> out(factors(a).begin(), factors(a).end());
+    for (auto& f : out) f.exponent *= e;
+    if (e == 0) out.clear();
+    return intern_mono(out);
+  }
+
+  // An accumulator of terms keyed by (mono, ex): the one mutable place sums are built in.
+  struct accumulator {
+    boost::unordered_flat_map<std::uint64_t, rational> terms;
+    void add(mono_id m, poly_id e, const rational& c) {
+      if (c == 0) return;
+      auto [it, inserted] = terms.try_emplace((static_cast<std::uint64_t>(m) << 32) | e, c);
+      if (!inserted) it->second += c;
+    }
+  };
+  poly_id finish(accumulator& acc) {
+    std::vector<poly_term> t;
+    t.reserve(acc.terms.size());
+    for (auto& [k, c] : acc.terms)
+      if (c != 0) t.push_back({static_cast<mono_id>(k >> 32), static_cast<poly_id>(k & 0xffffffffu), std::move(c)});
+    acc.terms.clear();
+    std::sort(t.begin(), t.end(), [](const poly_term& a, const poly_term& b) {
+      return a.mono != b.mono ? a.mono < b.mono : a.ex < b.ex;
+    });
+    return intern_poly(t);
+  }
+
+  poly_id poly_add(poly_id a, poly_id b) {
+    if (a == zero_poly) return b;
+    if (b == zero_poly) return a;
+    std::uint64_t key = a < b ? (static_cast<std::uint64_t>(a) << 32) | b : (static_cast<std::uint64_t>(b) << 32) | a;
+    auto it = add_memo_.find(key);
+    if (it != add_memo_.end()) return it->second;
+    auto ta = terms(a), tb = terms(b);
+    std::vector<poly_term> out;
+    out.reserve(ta.size() + tb.size());
+    std::size_t i = 0, j = 0;
+    auto less = [](const poly_term& x, const poly_term& y) {
+      return x.mono != y.mono ? x.mono < y.mono : x.ex < y.ex;
+    };
+    while (i < ta.size() || j < tb.size()) {
+      if (j == tb.size() || (i < ta.size() && less(ta[i], tb[j]))) {
+        out.push_back(ta[i++]);
+      } else if (i == ta.size() || less(tb[j], ta[i])) {
+        out.push_back(tb[j++]);
+      } else {
+        rational c = ta[i].coefficient + tb[j].coefficient;
+        if (c != 0) out.push_back({ta[i].mono, ta[i].ex, std::move(c)});
+        ++i, ++j;
+      }
+    }
+    poly_id r = intern_poly(out);
+    add_memo_.emplace(key, r);
+    return r;
+  }
+
+  poly_id poly_scale(poly_id a, const rational& c) {
+    if (c == 0) return zero_poly;
+    if (c == 1) return a;
+    std::vector<poly_term> out(terms(a).begin(), terms(a).end());
+    for (auto& t : out) t.coefficient *= c;
+    return intern_poly(out);
+  }
+
+  // a · (c · m · e^h), a unit.
+  poly_id poly_times_unit(poly_id a, const rational& c, mono_id m, poly_id h) {
+    if (a == zero_poly) return zero_poly;
+    if (m == unit_mono && h == zero_poly) return poly_scale(a, c);
+    accumulator acc;
+    for (auto& t : terms(a)) acc.add(mono_mul(t.mono, m), poly_add(t.ex, h), t.coefficient * c);
+    return finish(acc);
+  }
+
+  poly_id poly_mul(poly_id a, poly_id b) {
+    if (a == zero_poly || b == zero_poly) return zero_poly;
+    if (a == one_poly_) return b;
+    if (b == one_poly_) return a;
+    if (terms(a).size() > terms(b).size()) std::swap(a, b);
+    std::uint64_t key = (static_cast<std::uint64_t>(a) << 32) | b;
+    auto it = mul_memo_.find(key);
+    if (it != mul_memo_.end()) return it->second;
+    auto ta = terms(a), tb = terms(b);
+    if (static_cast<double>(ta.size()) * static_cast<double>(tb.size()) + static_cast<double>(terms_built_) >
+        static_cast<double>(options_.term_budget))
+      throw unsupported("normal form too large: product of sums with " + std::to_string(ta.size()) + " and " +
+                        std::to_string(tb.size()) + " terms");
+    accumulator acc;
+    for (auto& x : ta)
+      for (auto& y : tb) acc.add(mono_mul(x.mono, y.mono), poly_add(x.ex, y.ex), x.coefficient * y.coefficient);
+    poly_id r = finish(acc);
+    mul_memo_.emplace(key, r);
+    return r;
+  }
+
+  // ---- the translation-invariant order used to pick a denominator's leading term -----------
+  // Exponent polynomials: compare the coefficients at the largest (mono, ex) where they differ.
+  int compare_poly(poly_id a, poly_id b) const {
+    if (a == b) return 0;
+    auto ta = terms(a), tb = terms(b);
+    std::size_t i = ta.size(), j = tb.size();
+    auto key = [](const poly_term& t) { return (static_cast<std::uint64_t>(t.mono) << 32) | t.ex; };
+    while (i > 0 || j > 0) {
+      if (j == 0 || (i > 0 && key(ta[i - 1]) > key(tb[j - 1]))) return ta[i - 1].coefficient > 0 ? 1 : -1;
+      if (i == 0 || key(tb[j - 1]) > key(ta[i - 1])) return tb[j - 1].coefficient > 0 ? -1 : 1;
+      if (ta[i - 1].coefficient != tb[j - 1].coefficient) return ta[i - 1].coefficient > tb[j - 1].coefficient ? 1 : -1;
+      --i, --j;
+    }
+    return 0;
+  }
+  // Laurent monomials: lexicographic on exponents, largest atom first.
+  int compare_mono(mono_id a, mono_id b) const {
+    if (a == b) return 0;
+    auto fa = factors(a), fb = factors(b);
+    std::size_t i = fa.size(), j = fb.size();
+    while (i > 0 || j > 0) {
+      if (j == 0 || (i > 0 && fa[i - 1].atom > fb[j - 1].atom)) return fa[i - 1].exponent > 0 ? 1 : -1;
+      if (i == 0 || fb[j - 1].atom > fa[i - 1].atom) return fb[j - 1].exponent > 0 ? -1 : 1;
+      if (fa[i - 1].exponent != fb[j - 1].exponent) return fa[i - 1].exponent > fb[j - 1].exponent ? 1 : -1;
+      --i, --j;
+    }
+    return 0;
+  }
+
+  fraction normalize(poly_id num, poly_id den) {
+    if (den == zero_poly) throw term::term_error("division by zero");
+    if (den == one_poly_ || num == zero_poly) return {num, one_poly_};
+    auto td = terms(den);
+    const poly_term* lead = &td[0];
+    for (auto& t : td.subspan(1)) {
+      int c = compare_poly(t.ex, lead->ex);
+      if (c > 0 || (c == 0 && compare_mono(t.mono, lead->mono) > 0)) lead = &t;
+    }
+    if (lead->coefficient == 1 && lead->mono == unit_mono && lead->ex == zero_poly) return {num, den};
+    rational c = rational(1) / lead->coefficient;
+    mono_id m = mono_pow(lead->mono, -1);
+    poly_id h = poly_scale(lead->ex, rational(-1));
+    poly_id d = poly_times_unit(den, c, m, h);
+    poly_id n = poly_times_unit(num, c, m, h);
+    return {n, d};
+  }
+
+  fraction add_fractions(const fraction& a, const fraction& b) {
+    if (a.num == zero_poly) return b;
+    if (b.num == zero_poly) return a;
+    if (a.den == b.den) return normalize(poly_add(a.num, b.num), a.den);
+    return normalize(poly_add(poly_mul(a.num, b.den), poly_mul(b.num, a.den)), poly_mul(a.den, b.den));
+  }
+  fraction mul_fractions(const fraction& a, const fraction& b) {
+    if (a.num == zero_poly || b.num == zero_poly) return {zero_poly, one_poly_};
+    return normalize(poly_mul(a.num, b.num), poly_mul(a.den, b.den));
+  }
+  fraction pow_fraction(fraction a, std::int64_t e) {
+    if (e < 0) {
+      if (a.num == zero_poly) throw term::term_error("division by zero");
+      a = normalize(a.den, a.num);
+      e = -e;
+    }
+    fraction result{one_poly_, one_poly_};
+    while (e) {
+      if (e & 1) result = mul_fractions(result, a);
+      e >>= 1;
+      if (e) a = mul_fractions(a, a);
+    }
+    return result;
+  }
+
+  fraction constant_fraction(const rational& c) {
+    if (c == 0) return {zero_poly, one_poly_};
+    std::vector<poly_term> t{{unit_mono, zero_poly, c}};
+    return {intern_poly(t), one_poly_};
+  }
+  fraction atom_fraction(term_id atom) {
+    mono_factor f{atom, 1};
+    std::vector<poly_term> t{{intern_mono(std::span<const mono_factor>(&f, 1)), zero_poly, rational(1)}};
+    return {intern_poly(t), one_poly_};
+  }
+
+  // The normal form of a node whose children's forms are known (or inlined).
+  fraction compute(term_id t);
+  fraction compute_sum(term_id t);
+  fraction canonical_atom(term_id t);
+  std::size_t child_count(term_id t) const;
+  term_id child(term_id t, std::size_t i) const;
+  bool inlinable(term_id t) const {
+    auto it = parents_.find(t);
+    return s_.kind_of(t) == term::kind::add && it != parents_.end() && it->second == 1 && !memo_.contains(t);
+  }
+
+  term::store& s_;
+  normal_form_options options_;
+  // Interned monomials and polynomials live in arenas: spans into them stay valid while new ones
+  // are interned (polynomial arithmetic reads its operands while it interns results).
+  std::vector<range<mono_factor>> monos_;
+  support::stable_arena<mono_factor> mono_factors_;
+  boost::unordered_flat_set<mono_id, mono_hash, mono_eq> mono_table_;
+  std::vector<range<poly_term>> polys_;
+  support::stable_arena<poly_term> poly_terms_;
+  boost::unordered_flat_set<poly_id, poly_hash, poly_eq> poly_table_;
+  poly_id one_poly_ = 0;
+  std::uint64_t terms_built_ = 0;
+  boost::unordered_flat_map<std::uint64_t, mono_id> mono_mul_memo_;
+  boost::unordered_flat_map<std::uint64_t, poly_id> add_memo_, mul_memo_;
+  boost::unordered_flat_map<term_id, fraction> memo_;
+  boost::unordered_flat_map<poly_id, term_id> poly_term_memo_;
+  // Parent counts within the cone being normalized: sums used once by a sum are inlined.
+  boost::unordered_flat_map<term_id, std::uint32_t> parents_;
+};
+
+inline std::size_t normal_forms::child_count(term_id t) const {
+  using term::kind;
+  switch (s_.kind_of(t)) {
+    case kind::add:
+    case kind::mul: return s_.slots(t).size() / 2;
+    case kind::exp:
+    case kind::log:
+    case kind::sqrt:
+    case kind::max:
+    case kind::min:
+    case kind::apply: return s_.slots(t).size();
+    default: return 0;
+  }
+}
+
+inline term_id normal_forms::child(term_id t, std::size_t i) const {
+  using term::kind;
+  switch (s_.kind_of(t)) {
+    case kind::add: return s_.sum_entries(t)[i].term;
+    case kind::mul: return s_.product_entries(t)[i].base;
+    default: return s_.args(t)[i];
+  }
+}
+
+inline fraction normal_forms::of(term_id root) {
+  if (auto it = memo_.find(root); it != memo_.end()) return it->second;
+  // Pass 1: an iterative DFS over the part of the DAG not yet normalized, giving a post-order and
+  // parent counts. A reference from anything but a sum counts twice, so "count 1" means "used
+  // once, by a sum": such a sum is inlined into its parent (pass 2).
+  parents_.clear();
+  std::vector<term_id> order;
+  boost::unordered_flat_set<term_id> seen;
+  seen.insert(root);
+  struct frame {
+    term_id t;
+    std::uint32_t next;
+    std::uint32_t count;
+    bool sum;
+  };
+  auto open = [&](term_id t) {
+    std::uint32_t n = static_cast<std::uint32_t>(child_count(t));
+    return frame{t, 0, n, s_.kind_of(t) == term::kind::add};
+  };
+  std::vector<frame> frames{open(root)};
+  while (!frames.empty()) {
+    frame& f = frames.back();
+    if (f.next < f.count) {
+      term_id c = child(f.t, f.next++);
+      parents_[c] += f.sum ? 1 : 2;
+      if (!memo_.contains(c) && seen.insert(c).second) frames.push_back(open(c));
+      continue;
+    }
+    order.push_back(f.t);
+    frames.pop_back();
+  }
+  // Pass 2: normalize in post-order; inlined sums are left to their parent sum.
+  for (term_id t : order) {
+    if (t != root && inlinable(t)) continue;
+    if (!memo_.contains(t)) memo_.emplace(t, compute(t));
+  }
+  parents_.clear();
+  return memo_.at(root);
+}
+
+inline fraction normal_forms::compute(term_id t) {
+  using term::kind;
+  switch (s_.kind_of(t)) {
+    case kind::constant: return constant_fraction(s_.value_of(t));
+    case kind::neg_inf:
+    case kind::pos_inf: throw unsupported("an infinity inside an expression has no normal form");
+    case kind::input: return atom_fraction(t);
+    case kind::add: return compute_sum(t);
+    case kind::mul: {
+      fraction r = constant_fraction(s_.product_coefficient(t));
+      for (auto f : s_.product_entries(t)) r = mul_fractions(r, pow_fraction(memo_.at(f.base), f.exponent));
+      return r;
+    }
+    case kind::exp: {
+      fraction a = memo_.at(s_.arg(t));
+      if (a.den == one_poly_) {
+        std::vector<poly_term> one{{unit_mono, a.num, rational(1)}};
+        return {intern_poly(one), one_poly_};
+      }
+      return canonical_atom(t);
+    }
+    default: return canonical_atom(t);
+  }
+}
+
+// A sum: walk into inlined sub-sums, accumulating c·(normal form) grouped by denominator.
+inline fraction normal_forms::compute_sum(term_id t) {
+  struct group {
+    poly_id den;
+    accumulator acc;
+  };
+  std::vector<group> groups;  // sums of fractions with a denominator other than 1
+  accumulator plain;
+  auto group_for = [&](poly_id den) -> accumulator& {
+    for (auto& g : groups)
+      if (g.den == den) return g.acc;
+    groups.push_back({den, {}});
+    return groups.back().acc;
+  };
+  std::vector<std::pair<term_id, rational>> work{{t, rational(1)}};
+  rational c0 = 0;
+  while (!work.empty()) {
+    auto [u, k] = std::move(work.back());
+    work.pop_back();
+    c0 += k * s_.sum_constant(u);
+    for (auto e : s_.sum_entries(u)) {
+      rational c = k * s_.constant_value(e.coefficient);
+      if (inlinable(e.term)) {
+        work.emplace_back(e.term, std::move(c));
+        continue;
+      }
+      const fraction& f = memo_.at(e.term);
+      accumulator& acc = f.den == one_poly_ ? plain : group_for(f.den);
+      for (auto& x : terms(f.num)) acc.add(x.mono, x.ex, x.coefficient * c);
+    }
+  }
+  plain.add(unit_mono, zero_poly, c0);
+  fraction result{finish(plain), one_poly_};
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    result = add_fractions(result, normalize(finish(groups[i].acc), groups[i].den));
+  return result;
+}
+
+// max/min/sqrt/log/opaque functions (and exp of a non-polynomial): rebuild the application on
+// canonical arguments; if that simplifies (max(x, x) = x), the simpler term's form is used.
+inline fraction normal_forms::canonical_atom(term_id t) {
+  using term::kind;
+  std::vector<term_id> args;
+  for (term_id a : s_.args(t)) args.push_back(to_term(memo_.at(a)));
+  term_id u;
+  switch (s_.kind_of(t)) {
+    case kind::exp: u = s_.exp(args[0]); break;
+    case kind::log: u = s_.log(args[0]); break;
+    case kind::sqrt: u = s_.sqrt(args[0]); break;
+    case kind::max: u = s_.max(args); break;
+    case kind::min: u = s_.min(args); break;
+    case kind::apply: u = s_.apply(s_.function_of(t), args); break;
+    default: throw unsupported("not an atom");
+  }
+  kind uk = s_.kind_of(u);
+  bool atom_kind = uk == kind::log || uk == kind::sqrt || uk == kind::max || uk == kind::min || uk == kind::apply ||
+                   (uk == kind::exp && uk == s_.kind_of(t));
+  if (atom_kind || uk == kind::input) return atom_fraction(u);
+  // The application simplified to something else: normalize that (its parts are canonical).
+  normal_forms& self = *this;
+  auto saved = std::move(parents_);
+  parents_.clear();
+  fraction r = self.of(u);
+  parents_ = std::move(saved);
+  return r;
+}
+
+inline term_id normal_forms::poly_to_term(poly_id p) {
+  if (auto it = poly_term_memo_.find(p); it != poly_term_memo_.end()) return it->second;
+  std::vector<term_id> summands;
+  for (auto& t : terms(p)) {
+    std::vector<term_id> fs;
+    fs.push_back(s_.constant(t.coefficient));
+    for (auto f : factors(t.mono)) fs.push_back(s_.pow(f.atom, f.exponent));
+    if (t.ex != zero_poly) fs.push_back(s_.exp(poly_to_term(t.ex)));
+    summands.push_back(s_.mul(fs));
+  }
+  term_id r = summands.empty() ? s_.zero() : s_.add(summands);
+  poly_term_memo_.emplace(p, r);
+  return r;
+}
+
+}  // namespace gpueq::canon

@@ -1,0 +1,5 @@
+// gpueq: the umbrella header. Includes every module of the library.
+#pragma once
+
+#include <gpueq/canon.hpp>
+#include <gpueq/term.hpp>
