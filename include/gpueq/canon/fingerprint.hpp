@@ -26,7 +26,11 @@ struct fingerprint {
   std::uint64_t p = 0;  // residue mod P
   std::uint64_t q = 0;  // residue mod Q (the exponent field)
   std::uint8_t infinity = 0;  // 0 finite, 1 +∞, 2 −∞
-  friend bool operator==(const fingerprint&, const fingerprint&) = default;
+  // Values compare by their residue mod P: the residue mod Q is only homomorphic for values free
+  // of exponentials (it serves as the image of an exponent), so it takes no part in equality.
+  friend bool operator==(const fingerprint& a, const fingerprint& b) {
+    return a.p == b.p && a.infinity == b.infinity;
+  }
 };
 
 // A fingerprint could not be formed (a denominator mapped to zero): fall back to exact forms.
@@ -40,8 +44,9 @@ inline constexpr std::uint64_t fp_P = 4611686018427377339ULL;  // safe prime 2Q 
 inline constexpr std::uint64_t fp_Q = 2305843009213688669ULL;  // prime
 inline constexpr std::uint64_t fp_G = 4;                       // generates the order-Q subgroup
 
+__extension__ using uint128 = unsigned __int128;  // GCC and Clang; __extension__ keeps -Wpedantic quiet
 inline std::uint64_t mulmod(std::uint64_t a, std::uint64_t b, std::uint64_t m) {
-  return static_cast<std::uint64_t>(static_cast<unsigned __int128>(a) * b % m);
+  return static_cast<std::uint64_t>(static_cast<uint128>(a) * b % m);
 }
 inline std::uint64_t addmod(std::uint64_t a, std::uint64_t b, std::uint64_t m) {
   std::uint64_t r = a + b;  // a, b < 2^62: no overflow

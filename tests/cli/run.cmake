@@ -1,0 +1,60 @@
+# Tests of the `gpueq` command-line tool through the binary: exit codes, messages, JSON.
+# Run by ctest as: cmake -DGPUEQ=<binary> -DSOURCE_DIR=<repo> -P run.cmake
+# Each case states the expected exit code and a regular expression the output must match.
+set(failures 0)
+set(cases 0)
+
+function(expect name expected_rc pattern)
+  execute_process(COMMAND ${GPUEQ} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
+                  WORKING_DIRECTORY "${SOURCE_DIR}")
+  math(EXPR n "${cases} + 1")
+  set(cases ${n} PARENT_SCOPE)
+  set(all "${out}${err}")
+  if(NOT rc EQUAL expected_rc)
+    message(SEND_ERROR "[${name}] exit code ${rc}, expected ${expected_rc}\n${all}")
+    math(EXPR f "${failures} + 1")
+    set(failures ${f} PARENT_SCOPE)
+  elseif(NOT all MATCHES "${pattern}")
+    message(SEND_ERROR "[${name}] output does not match '${pattern}':\n${all}")
+    math(EXPR f "${failures} + 1")
+    set(failures ${f} PARENT_SCOPE)
+  endif()
+endfunction()
+
+# Help documents every subcommand.
+expect(help 0 "identity" --help)
+expect(identity_help 0 "Exit: 0 equal, 1 different" identity --help)
+expect(no_command 4 "." )
+expect(unknown_command 4 "." frobnicate)
+
+# identity: the exit code is the verdict.
+expect(equal_exp 0 "^equal" identity "exp(x)*exp(y)" "exp(x + y)")
+expect(equal_rational 0 "^equal" identity "x/2 + x/3" "5*x/6")
+expect(different 1 "different.*the two sides differ at.*x = " identity "exp(x)" "exp(2*x)")
+expect(different_json 1 "\"verdict\": \"different\".*\"counterexample\"" identity --json "x*x" "x")
+expect(equal_json 0 "\"verdict\": \"equal\".*\"summary\"" identity --json "max(x, y)" "max(y, x)")
+expect(quiet 1 "^$" identity -q "x" "y")
+expect(fast 0 "^equal" identity --fast "(a+b)^2" "a^2 + 2*a*b + b^2")
+
+# Bad input: exit 4 with the column and a caret.
+expect(syntax_error 4 "rhs:6: .*\\^" identity "x" "x + +")
+expect(unbalanced 4 "lhs:[0-9]+: " identity "exp(x" "x")
+expect(missing_side 4 "give LHS and RHS" identity "x")
+expect(missing_file 4 "cannot (open|read)" identity --file does/not/exist.txt)
+expect(both_forms 4 "either" identity x y --file examples/identities/softmax_online.txt)
+
+# Files: one verdict per line, the worst verdict decides the exit code.
+expect(softmax_online 0 "softmax_online.txt:4: equal.*softmax_online.txt:7: equal.*4 equal, 0 different"
+       identity --file examples/identities/softmax_online.txt)
+expect(softmax_no_rescale 1 "different" identity --file examples/identities/softmax_no_rescale.txt)
+file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/cli_mixed.txt" "# mixed\nx + x == 2*x\n\nx == y\nexp(x) == exp(x +\n")
+expect(file_mixed 4 "cli_mixed.txt:2: equal.*cli_mixed.txt:4: different.*cli_mixed.txt:5: error: 5:"
+       identity --file "${CMAKE_CURRENT_BINARY_DIR}/cli_mixed.txt")
+file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/cli_empty.txt" "# nothing here\n")
+expect(file_empty 4 "holds no identity" identity --file "${CMAKE_CURRENT_BINARY_DIR}/cli_empty.txt")
+
+math(EXPR passed "${cases} - ${failures}")
+message(STATUS "${passed} passed, ${failures} failed")
+if(failures GREATER 0)
+  message(FATAL_ERROR "cli tests failed")
+endif()

@@ -1,0 +1,117 @@
+// Families of terms built the way kernels compute them (sequential chains, tiles, online
+// rescaling), shared by the tests and the benchmarks of the decision procedure.
+#pragma once
+
+#include <gpueq/term/store.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpueq::families {
+
+using term::store;
+using term::term_id;
+
+inline term_id x(store& s, const char* name, std::uint32_t i) { return s.input(name, {i}); }
+inline term_id x2(store& s, const char* name, std::uint32_t i, std::uint32_t j) { return s.input(name, {i, j}); }
+
+// Naive softmax (VOLTA Fig. 1a): y[i] = exp(x[i]) / Σⱼ exp(x[j]), the sum accumulated in order.
+inline std::vector<term_id> softmax_naive(store& s, std::uint32_t n) {
+  std::vector<term_id> e(n), y(n);
+  for (std::uint32_t j = 0; j < n; ++j) e[j] = s.exp(x(s, "x", j));
+  term_id sum = s.zero();
+  for (std::uint32_t j = 0; j < n; ++j) sum = s.add(sum, e[j]);
+  for (std::uint32_t i = 0; i < n; ++i) y[i] = s.div(e[i], sum);
+  return y;
+}
+
+// Online softmax (VOLTA Fig. 1b): running max m and denominator d, rescaled at every step.
+// `rescale = false` drops the factor exp(m_old − m_new): the classic bug.
+// `max_limit` < n computes the max over a prefix only (another bug).
+inline std::vector<term_id> softmax_online(store& s, std::uint32_t n, bool rescale = true,
+                                           std::uint32_t max_limit = ~0u) {
+  term_id m = s.infinity(true), d = s.zero();
+  for (std::uint32_t i = 0; i < n; ++i) {
+    term_id v = x(s, "x", i);
+    term_id new_m = i < max_limit ? s.max(m, v) : m;
+    term_id scale = rescale ? s.exp(s.sub(m, new_m)) : s.one();
+    d = s.add(s.mul(d, scale), s.exp(s.sub(v, new_m)));
+    m = new_m;
+  }
+  std::vector<term_id> y(n);
+  for (std::uint32_t i = 0; i < n; ++i) y[i] = s.div(s.exp(s.sub(x(s, "x", i), m)), d);
+  return y;
+}
+
+// Σₖ a[k]·b[k] accumulated sequentially with fma: acc = a[k]*b[k] + acc.
+inline term_id dot_chain(store& s, std::uint32_t k) {
+  term_id acc = s.zero();
+  for (std::uint32_t i = 0; i < k; ++i) acc = s.fma(x(s, "a", i), x(s, "b", i), acc);
+  return acc;
+}
+
+// The same sum as a split-K kernel computes it: `lanes` interleaved partial sums, each a
+// sequential chain, then a pairwise tree over the partial sums.
+inline term_id dot_tree(store& s, std::uint32_t k, std::uint32_t lanes = 8) {
+  std::vector<term_id> partial(lanes, s.zero());
+  for (std::uint32_t i = 0; i < k; ++i)
+    partial[i % lanes] = s.fma(x(s, "a", i), x(s, "b", i), partial[i % lanes]);
+  while (partial.size() > 1) {
+    std::vector<term_id> next;
+    for (std::size_t i = 0; i + 1 < partial.size(); i += 2) next.push_back(s.add(partial[i], partial[i + 1]));
+    if (partial.size() % 2) next.push_back(partial.back());
+    partial.swap(next);
+  }
+  return partial[0];
+}
+
+// One row of attention: o[c] = Σⱼ softmax(q·kⱼ·scale)ⱼ v[j][c], c < d.
+inline std::vector<term_id> attention_naive(store& s, std::uint32_t n, std::uint32_t d, term_id scale) {
+  std::vector<term_id> score(n);
+  for (std::uint32_t j = 0; j < n; ++j) {
+    term_id acc = s.zero();
+    for (std::uint32_t c = 0; c < d; ++c) acc = s.fma(x(s, "q", c), x2(s, "k", j, c), acc);
+    score[j] = s.mul(acc, scale);
+  }
+  term_id den = s.zero();
+  for (std::uint32_t j = 0; j < n; ++j) den = s.add(den, s.exp(score[j]));
+  std::vector<term_id> o(d);
+  for (std::uint32_t c = 0; c < d; ++c) {
+    term_id num = s.zero();
+    for (std::uint32_t j = 0; j < n; ++j) num = s.fma(s.exp(score[j]), x2(s, "v", j, c), num);
+    o[c] = s.div(num, den);
+  }
+  return o;
+}
+
+// FlashAttention-style: tiles of `tile` keys, running max, rescaled numerators and denominator,
+// normalized at the end. `rescale = false` forgets to rescale the running output.
+inline std::vector<term_id> attention_online(store& s, std::uint32_t n, std::uint32_t d, term_id scale,
+                                             std::uint32_t tile, bool rescale = true) {
+  term_id m = s.infinity(true), l = s.zero();
+  std::vector<term_id> acc(d, s.zero());
+  for (std::uint32_t j0 = 0; j0 < n; j0 += tile) {
+    std::vector<term_id> score;
+    term_id tile_max = m;
+    for (std::uint32_t j = j0; j < j0 + tile && j < n; ++j) {
+      term_id dot = s.zero();
+      for (std::uint32_t c = 0; c < d; ++c) dot = s.fma(x(s, "q", c), x2(s, "k", j, c), dot);
+      score.push_back(s.mul(dot, scale));
+      tile_max = s.max(tile_max, score.back());
+    }
+    term_id correction = rescale ? s.exp(s.sub(m, tile_max)) : s.one();
+    l = s.mul(l, correction);
+    for (auto& a : acc) a = s.mul(a, correction);
+    for (std::uint32_t j = j0; j < j0 + tile && j < n; ++j) {
+      term_id p = s.exp(s.sub(score[j - j0], tile_max));
+      l = s.add(l, p);
+      for (std::uint32_t c = 0; c < d; ++c) acc[c] = s.fma(p, x2(s, "v", j, c), acc[c]);
+    }
+    m = tile_max;
+  }
+  for (auto& a : acc) a = s.div(a, l);
+  return acc;
+}
+
+}  // namespace gpueq::families
