@@ -221,7 +221,7 @@ class normal_forms {
     if (it != poly_table_.end()) return *it;
     terms_built_ += t.size();
     if (terms_built_ > options_.term_budget)
-      throw unsupported("normal form too large (over " + std::to_string(options_.term_budget) + " terms)");
+      throw unsupported("normal form too large: over its budget of " + std::to_string(options_.term_budget) + " terms");
     auto id = static_cast<poly_id>(polys_.size());
     auto stored = poly_terms_.append(t.begin(), t.end());
     polys_.push_back({stored.data(), static_cast<std::uint32_t>(t.size()), key.hash});
@@ -345,7 +345,8 @@ class normal_forms {
     if (static_cast<double>(ta.size()) * static_cast<double>(tb.size()) + static_cast<double>(terms_built_) >
         static_cast<double>(options_.term_budget))
       throw unsupported("normal form too large: product of sums with " + std::to_string(ta.size()) + " and " +
-                        std::to_string(tb.size()) + " terms");
+                        std::to_string(tb.size()) + " terms would exceed the budget of " +
+                        std::to_string(options_.term_budget) + " terms");
     accumulator acc;
     for (auto& x : ta)
       for (auto& y : tb) acc.add(mono_mul(x.mono, y.mono), poly_add(x.ex, y.ex), x.coefficient * y.coefficient);
@@ -439,7 +440,13 @@ class normal_forms {
 
   // The normal form of a node whose children's forms are known (or inlined).
   fraction compute(term_id t);
+  struct sum_parts {
+    poly_id polynomial = 0;
+    std::vector<fraction> fractions;  // unnormalized num / den, one per distinct denominator
+  };
+  sum_parts parts_of_sum(term_id t);
   fraction compute_sum(term_id t);
+  poly_id exponent_of(term_id a);
   fraction canonical_atom(term_id t);
   std::size_t child_count(term_id t) const;
   term_id child(term_id t, std::size_t i) const;
@@ -547,18 +554,16 @@ inline fraction normal_forms::compute(term_id t) {
     }
     case kind::exp: {
       fraction a = memo_.at(s_.arg(t));
-      if (a.den == one_poly_) {
-        std::vector<poly_term> one{{unit_mono, a.num, rational(1)}};
-        return {intern_poly(one), one_poly_};
-      }
-      return canonical_atom(t);
+      poly_id e = a.den == one_poly_ ? a.num : exponent_of(s_.arg(t));
+      std::vector<poly_term> one{{unit_mono, e, rational(1)}};
+      return {intern_poly(one), one_poly_};
     }
     default: return canonical_atom(t);
   }
 }
 
 // A sum: walk into inlined sub-sums, accumulating c·(normal form) grouped by denominator.
-inline fraction normal_forms::compute_sum(term_id t) {
+inline normal_forms::sum_parts normal_forms::parts_of_sum(term_id t) {
   struct group {
     poly_id den;
     accumulator acc;
@@ -589,10 +594,54 @@ inline fraction normal_forms::compute_sum(term_id t) {
     }
   }
   plain.add(unit_mono, zero_poly, c0);
-  fraction result{finish(plain), one_poly_};
-  for (std::size_t i = 0; i < groups.size(); ++i)
-    result = add_fractions(result, normalize(finish(groups[i].acc), groups[i].den));
+  sum_parts parts{finish(plain), {}};
+  for (auto& g : groups) parts.fractions.push_back({finish(g.acc), g.den});
+  return parts;
+}
+
+inline fraction normal_forms::compute_sum(term_id t) {
+  sum_parts parts = parts_of_sum(t);
+  fraction result{parts.polynomial, one_poly_};
+  for (auto& f : parts.fractions) result = add_fractions(result, normalize(f.num, f.den));
   return result;
+}
+
+// The exponent of e^a when a is not a polynomial: a = P + Σᵢ qᵢ/Dᵢ (its polynomial part and one
+// fraction per distinct denominator, as the sum was written). Each fraction, scaled so that its
+// numerator's first coefficient is 1, becomes an atom of the exponent: e^a = e^P·Πᵢ e^(cᵢ·atomᵢ).
+// So e^a·e^b = e^(a+b) and (e^a)^k = e^(k·a) hold for such exponents too. A fraction whose
+// denominator divides its numerator only after a gcd is not reduced (gpueq has no polynomial
+// gcd): such exponents may stay apart and end as "unknown", never as a wrong "equal".
+inline poly_id normal_forms::exponent_of(term_id a) {
+  rational scale = 1;
+  // c·(sum): split the sum and scale.
+  while (s_.kind_of(a) == term::kind::mul && s_.product_entries(a).size() == 1 &&
+         s_.product_entries(a)[0].exponent == 1) {
+    scale *= s_.product_coefficient(a);
+    a = s_.product_entries(a)[0].base;
+  }
+  sum_parts parts;
+  if (s_.kind_of(a) == term::kind::add) {
+    parts = parts_of_sum(a);
+  } else {
+    const fraction& f = memo_.contains(a) ? memo_.at(a) : (memo_.emplace(a, compute(a)).first->second);
+    parts.polynomial = f.den == one_poly_ ? f.num : zero_poly;
+    if (f.den != one_poly_) parts.fractions.push_back(f);
+  }
+  poly_id e = parts.polynomial;
+  for (auto& g : parts.fractions) {
+    fraction f = normalize(g.num, g.den);
+    if (f.num == zero_poly) continue;
+    if (f.den == one_poly_) {
+      e = poly_add(e, f.num);
+      continue;
+    }
+    rational c = terms(f.num)[0].coefficient;
+    f.num = poly_scale(f.num, rational(1) / c);
+    term_id atom = s_.div(poly_to_term(f.num), poly_to_term(f.den));
+    e = poly_add(e, poly_scale(atom_fraction(atom).num, c));
+  }
+  return scale == 1 ? e : poly_scale(e, scale);
 }
 
 // max/min/sqrt/log/opaque functions (and exp of a non-polynomial): rebuild the application on

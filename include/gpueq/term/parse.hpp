@@ -113,6 +113,7 @@ class parser {
   // Parses an expression and stops before "==", an unmatched ')' or ',' at depth 0, or the end.
   term_id parse_until_end() {
     operands_.clear();
+    chains_.clear();
     ops_.clear();
     bool expect_operand = true;
     for (;;) {
@@ -122,7 +123,7 @@ class parser {
       const char c = text_[pos_];
       if (expect_operand) {
         if (detail::is_digit(c) || c == '.') {
-          operands_.push_back(number());
+          push(number());
           expect_operand = false;
         } else if (detail::is_ident_start(c)) {
           identifier();
@@ -182,6 +183,7 @@ class parser {
       expect_operand = true;
     }
   done:
+    if (expect_operand && operands_.empty() && ops_.empty()) fail("empty expression", pos_);
     if (expect_operand) fail("expected an operand at the end", pos_);
     while (!ops_.empty()) {
       if (ops_.back().k == detail::op_kind::paren) fail("'(' is never closed", ops_.back().offset);
@@ -190,6 +192,7 @@ class parser {
       reduce();
     }
     if (operands_.size() != 1) fail("malformed expression", pos_);
+    finish(0, pos_);
     return operands_.back();
   }
 
@@ -202,6 +205,7 @@ class parser {
     detail::pending_op open = ops_.back();
     ops_.pop_back();
     if (open.k == detail::op_kind::call) call(open);
+    else finish(operands_.size() - 1, open.offset);  // a parenthesized sum stays one node
     return true;
   }
 
@@ -214,24 +218,56 @@ class parser {
     return true;
   }
 
+  void push(term_id t) {
+    operands_.push_back(t);
+    chains_.emplace_back();
+  }
+
+  // Combines the pending chain at operand i (if any) into one term.
+  void finish(std::size_t i, std::size_t offset) {
+    pending_chain& c = chains_[i];
+    if (c.k == detail::op_kind::paren) return;
+    try {
+      operands_[i] = c.k == detail::op_kind::add ? s_.add(c.items) : s_.mul(c.items);
+    } catch (const term_error& e) {
+      fail(e.what(), offset);
+    }
+    c.k = detail::op_kind::paren;
+    c.items.clear();
+  }
+
   void reduce() {
     detail::pending_op op = ops_.back();
     ops_.pop_back();
+    const std::size_t top = operands_.size() - 1;
     try {
       if (op.k == detail::op_kind::negate) {
-        term_id x = operands_.back();
-        operands_.back() = s_.neg(x);
+        finish(top, op.offset);
+        operands_.back() = s_.neg(operands_.back());
         return;
       }
+      finish(top, op.offset);
       term_id b = operands_.back();
       operands_.pop_back();
+      chains_.pop_back();
+      const std::size_t ai = top - 1;
+      const bool additive = op.k == detail::op_kind::add || op.k == detail::op_kind::sub;
+      const bool multiplicative = op.k == detail::op_kind::mul || op.k == detail::op_kind::div;
+      if (additive || multiplicative) {
+        const detail::op_kind chain_kind = additive ? detail::op_kind::add : detail::op_kind::mul;
+        pending_chain& c = chains_[ai];
+        if (c.k != chain_kind) {
+          finish(ai, op.offset);
+          c.k = chain_kind;
+          c.items.assign(1, operands_[ai]);
+        }
+        c.items.push_back(op.k == detail::op_kind::sub ? s_.neg(b) : op.k == detail::op_kind::div ? s_.inv(b) : b);
+        return;
+      }
+      finish(ai, op.offset);
       term_id a = operands_.back();
       term_id r;
       switch (op.k) {
-        case detail::op_kind::add: r = s_.add(a, b); break;
-        case detail::op_kind::sub: r = s_.sub(a, b); break;
-        case detail::op_kind::mul: r = s_.mul(a, b); break;
-        case detail::op_kind::div: r = s_.div(a, b); break;
         case detail::op_kind::pow: {
           std::optional<std::int64_t> e;
           if (s_.is_constant(b)) e = support::to_int64(s_.value_of(b));
@@ -250,8 +286,10 @@ class parser {
 
   void call(const detail::pending_op& open) {
     std::size_t n = operands_.size() - open.operand_base;
+    for (std::size_t i = open.operand_base; i < operands_.size(); ++i) finish(i, open.offset);
     std::vector<term_id> args(operands_.end() - static_cast<std::ptrdiff_t>(n), operands_.end());
     operands_.resize(open.operand_base);
+    chains_.resize(open.operand_base);
     std::string_view f = open.name;
     auto arity = [&](std::size_t want) {
       if (args.size() != want)
@@ -278,7 +316,7 @@ class parser {
     } catch (const term_error& e) {
       fail(e.what(), open.offset);
     }
-    operands_.push_back(r);
+    push(r);
   }
 
   static bool known_function(std::string_view f) {
@@ -324,7 +362,7 @@ class parser {
     pos_ = after;
     operand_pushed_ = true;
     if (name == "inf") {
-      operands_.push_back(s_.infinity(false));
+      push(s_.infinity(false));
       return;
     }
     if (known_function(name)) fail("'" + std::string(name) + "' is a function: write " + std::string(name) + "(…)", start);
@@ -344,13 +382,21 @@ class parser {
       ++pos_;
       indices_.push_back(static_cast<std::uint32_t>(v));
     }
-    operands_.push_back(s_.input(name, indices_));
+    push(s_.input(name, indices_));
   }
 
   store& s_;
   std::string_view text_;
   std::size_t pos_ = 0;
   std::vector<term_id> operands_;
+  // An operand that is an unfinished n-ary sum or product (`a + b - c`, `a * b / c`): its items,
+  // combined in one smart-constructor call when something else consumes the operand. Building
+  // `a + b + c + …` pairwise would re-chunk long sums; n-ary gives back the term that printed it.
+  struct pending_chain {
+    detail::op_kind k = detail::op_kind::paren;  // paren: not a chain
+    std::vector<term_id> items;
+  };
+  std::vector<pending_chain> chains_;
   std::vector<detail::pending_op> ops_;
   std::vector<std::uint32_t> indices_;
   bool operand_pushed_ = false;

@@ -400,8 +400,10 @@ class store {
       case kind::exp:
       case kind::log:
       case kind::sqrt:
-        GPUEQ_INVARIANT(s.size() == 1 && !is_constant(s[0]) && !is_infinite(s[0]),
-                        "one non-constant argument");
+        // A constant argument stays when the value is irrational (exp 2, log 3, sqrt 2).
+        GPUEQ_INVARIANT(s.size() == 1 && !is_infinite(s[0]), "one finite argument");
+        GPUEQ_INVARIANT(k != kind::exp || (s[0] != zero_ && nodes_[s[0]].k != kind::log), "exp folds 0 and log");
+        GPUEQ_INVARIANT(k != kind::log || (s[0] != one_ && nodes_[s[0]].k != kind::exp), "log folds 1 and exp");
         break;
       default: break;
     }

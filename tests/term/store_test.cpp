@@ -1,0 +1,158 @@
+// The smart constructors: every rewrite rule of the canonical form, and hash-consing.
+#include <gpueq/term.hpp>
+
+#include <doctest/doctest.h>
+
+#include <vector>
+
+using namespace gpueq;
+using term::kind;
+using term::rational;
+using term::store;
+using term::term_id;
+
+namespace {
+term_id P(store& s, std::string_view text) { return term::parse(s, text); }
+}  // namespace
+
+TEST_CASE("hash-consing: equal structure gives equal ids") {
+  store s;
+  term_id a = s.input("x", {3}), b = s.input("x", {3}), c = s.input("x", {4});
+  CHECK(a == b);
+  CHECK(a != c);
+  CHECK(s.input("q", {2, 5}) == s.input("q", {2, 5}));
+  CHECK(s.input("q", {2, 5}) != s.input("q", {5, 2}));
+  CHECK(s.input("x") != s.input("x", {0}));
+  CHECK(s.exp(a) == s.exp(b));
+  std::size_t before = s.size();
+  term_id ea = s.exp(a);
+  CHECK(s.add(ea, c) == s.add(c, ea));
+  CHECK(s.size() == before + 1);  // one new sum node, shared by both orders
+}
+
+TEST_CASE("constants fold exactly") {
+  store s;
+  CHECK(s.add(s.constant(2), s.constant(3)) == s.constant(5));
+  CHECK(s.mul(s.constant(2), s.constant(3)) == s.constant(6));
+  CHECK(s.div(s.constant(1), s.constant(3)) == s.constant(rational(1, 3)));
+  CHECK(s.pow(s.constant(rational(2, 3)), -2) == s.constant(rational(9, 4)));
+  CHECK(s.sqrt(s.constant(rational(9, 4))) == s.constant(rational(3, 2)));
+  CHECK(s.kind_of(s.sqrt(s.constant(2))) == kind::sqrt);
+  CHECK(s.exp(s.zero()) == s.one());
+  CHECK(s.log(s.one()) == s.zero());
+  CHECK(s.log(s.zero()) == s.infinity(true));
+  CHECK(s.apply(term::function::abs, s.constant(-3)) == s.constant(3));
+  CHECK(s.apply(term::function::cos, s.zero()) == s.one());
+}
+
+TEST_CASE("sums: flatten, sort, merge like terms, drop zeros") {
+  store s;
+  term_id x = s.input("x"), y = s.input("y");
+  CHECK(s.add(x, s.neg(x)) == s.zero());
+  CHECK(s.add(x, x) == s.scale(rational(2), x));
+  CHECK(s.add(s.add(x, y), s.neg(y)) == x);
+  CHECK(s.add(x, s.zero()) == x);
+  CHECK(s.scale(rational(0), x) == s.zero());
+  CHECK(s.scale(rational(1), x) == x);
+  // Order of operands never matters.
+  term_id a = s.add(s.add(x, y), s.constant(1)), b = s.add(s.constant(1), s.add(y, x));
+  CHECK(a == b);
+  CHECK(s.kind_of(a) == kind::add);
+  CHECK(s.sum_constant(a) == rational(1));
+  CHECK(s.sum_entries(a).size() == 2);
+  // 3x + 2y − 3x = 2y (the coefficient lives in the product, not the sum).
+  CHECK(s.add(s.add(s.scale(rational(3), x), s.scale(rational(2), y)), s.scale(rational(-3), x)) ==
+        s.scale(rational(2), y));
+}
+
+TEST_CASE("products: merge exponents, coefficients, exponentials") {
+  store s;
+  term_id x = s.input("x"), y = s.input("y");
+  CHECK(s.mul(x, s.inv(x)) == s.one());
+  CHECK(s.mul(x, x) == s.pow(x, 2));
+  CHECK(s.mul(s.pow(x, 2), s.pow(x, -2)) == s.one());
+  CHECK(s.mul(x, s.zero()) == s.zero());
+  CHECK(s.mul(x, s.one()) == x);
+  CHECK(s.pow(x, 0) == s.one());
+  CHECK(s.pow(s.pow(x, 2), 3) == s.pow(x, 6));
+  CHECK(s.mul(s.scale(rational(2), x), s.scale(rational(3), y)) == s.scale(rational(6), s.mul(x, y)));
+  // eᵃ·eᵇ = eᵃ⁺ᵇ and (eᵃ)ⁿ = eⁿᵃ
+  CHECK(s.mul(s.exp(x), s.exp(y)) == s.exp(s.add(x, y)));
+  CHECK(s.pow(s.exp(x), 3) == s.exp(s.scale(rational(3), x)));
+  CHECK(s.mul(s.exp(x), s.exp(s.neg(x))) == s.one());
+  CHECK(s.div(s.exp(x), s.exp(x)) == s.one());
+}
+
+TEST_CASE("exp and log cancel; infinities") {
+  store s;
+  term_id x = s.input("x");
+  CHECK(s.log(s.exp(x)) == x);
+  CHECK(s.exp(s.log(x)) == x);
+  CHECK(s.exp(s.infinity(true)) == s.zero());
+  CHECK(s.exp(s.infinity()) == s.infinity());
+  CHECK(s.add(s.infinity(), x) == s.infinity());
+  CHECK(s.add(s.infinity(true), s.constant(3)) == s.infinity(true));
+  CHECK(s.scale(rational(-2), s.infinity()) == s.infinity(true));
+  CHECK(s.mul(s.constant(3), s.inv(s.infinity())) == s.zero());
+  CHECK_THROWS_AS(s.add(s.infinity(), s.infinity(true)), term::term_error);
+  CHECK_THROWS_AS(s.mul(s.zero(), s.infinity()), term::term_error);
+  CHECK_THROWS_AS(s.div(x, s.zero()), term::term_error);
+  CHECK_THROWS_AS(s.log(s.constant(-1)), term::term_error);
+  CHECK_THROWS_AS(s.sqrt(s.constant(-4)), term::term_error);
+  // exp(x − ∞) = 0: the −∞ initial value of a running max.
+  CHECK(s.exp(s.sub(x, s.infinity())) == s.zero());
+}
+
+TEST_CASE("max and min: identity elements, idempotence, flattening, constants") {
+  store s;
+  term_id x = s.input("x"), y = s.input("y"), z = s.input("z");
+  CHECK(s.max(s.infinity(true), x) == x);
+  CHECK(s.min(s.infinity(), x) == x);
+  CHECK(s.max(s.infinity(), x) == s.infinity());
+  CHECK(s.min(s.infinity(true), x) == s.infinity(true));
+  CHECK(s.max(x, x) == x);
+  CHECK(s.max(x, y) == s.max(y, x));
+  CHECK(s.max(s.max(x, y), z) == s.max(x, s.max(y, z)));
+  CHECK(s.max(s.max(x, y), x) == s.max(x, y));
+  CHECK(s.args(s.max(s.max(x, y), z)).size() == 3);
+  CHECK(s.max(s.constant(1), s.constant(3)) == s.constant(3));
+  CHECK(s.min(s.constant(1), s.constant(3)) == s.constant(1));
+  CHECK(s.max(s.max(x, s.constant(1)), s.constant(3)) == s.max(x, s.constant(3)));
+  CHECK(s.max(x, y) != s.min(x, y));
+  // A running max started at −∞, the way kernels compute it.
+  term_id m = s.infinity(true);
+  for (term_id v : {x, y, z, y}) m = s.max(m, v);
+  CHECK(m == s.max(std::vector<term_id>{z, y, x}));
+}
+
+TEST_CASE("opaque functions are atoms over canonical arguments") {
+  store s;
+  term_id x = s.input("x"), y = s.input("y");
+  CHECK(s.apply(term::function::tanh, s.add(x, y)) == s.apply(term::function::tanh, s.add(y, x)));
+  term_id ax = s.apply(term::function::abs, x);
+  CHECK(s.apply(term::function::abs, ax) == ax);
+  CHECK(s.apply(term::function::tanh, s.infinity()) == s.one());
+  CHECK(s.apply(term::function::erf, s.infinity(true)) == s.minus_one());
+  CHECK_THROWS_AS(s.apply(term::function::sin, s.infinity()), term::term_error);
+}
+
+TEST_CASE("large chains stay shared and shallow to build") {
+  store s;
+  term_id acc = s.zero();
+  for (std::uint32_t i = 0; i < 20000; ++i) acc = s.fma(s.input("a", {i}), s.input("b", {i}), acc);
+  store t;
+  term_id acc2 = t.zero();
+  for (std::uint32_t i = 20000; i-- > 0;) acc2 = t.fma(t.input("a", {i}), t.input("b", {i}), acc2);
+  // Different build orders give structurally different chunkings, but every node is canonical.
+  CHECK(s.kind_of(acc) == kind::add);
+  CHECK(t.kind_of(acc2) == kind::add);
+}
+
+TEST_CASE("the parser builds through the smart constructors") {
+  store s;
+  CHECK(P(s, "x + y - x") == s.input("y"));
+  CHECK(P(s, "exp(a)*exp(b)") == P(s, "exp(b + a)"));
+  CHECK(P(s, "max(x, -inf)") == s.input("x"));
+  CHECK(P(s, "rsqrt(x)") == s.inv(s.sqrt(s.input("x"))));
+  CHECK(P(s, "q[2][5]") == s.input("q", {2, 5}));
+}
