@@ -1,0 +1,9 @@
+// gpueq::ptx: the PTX front-end. Parse PTX text into a kernel IR (ptx::module), print it back as
+// PTX, and lift nvcc's math-library idioms (expf, __expf, logf, tanhf, ...) into real functions.
+#pragma once
+
+#include <gpueq/ptx/compare.hpp>
+#include <gpueq/ptx/ir.hpp>
+#include <gpueq/ptx/lexer.hpp>
+#include <gpueq/ptx/parser.hpp>
+#include <gpueq/ptx/printer.hpp>

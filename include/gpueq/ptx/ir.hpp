@@ -1,0 +1,382 @@
+// The PTX kernel IR: what the parser produces, the printer writes back, and the executor runs.
+// It keeps every opcode modifier in source order (so nothing is lost and the printer
+// round-trips), the PTX line and column of every instruction, and the CUDA source line from the
+// last `.loc` before it. Names (registers, symbols, labels, modifiers, types) are interned in the
+// module's name table: an instruction is a few small integers, which keeps the parser fast and
+// comparisons cheap. The supported opcodes live in one table (GPUEQ_PTX_OPCODES); an opcode
+// outside it is a parse error, never a silent skip.
+#pragma once
+
+#include <boost/container/small_vector.hpp>
+#include <boost/unordered/unordered_flat_map.hpp>
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpueq::ptx {
+
+// ---------------------------------------------------------------------------------------------
+// Interned names. Id 0 is the empty string. Views stay valid for the table's lifetime.
+class name_table {
+ public:
+  name_table() { intern(""); }
+  name_table(const name_table& o) { *this = o; }
+  name_table& operator=(const name_table& o) {
+    if (this == &o) return *this;
+    storage_.clear();
+    views_.clear();
+    index_.clear();
+    for (std::string_view v : o.views_) intern(v);
+    return *this;
+  }
+  name_table(name_table&&) noexcept = default;
+  name_table& operator=(name_table&&) noexcept = default;
+
+  std::uint32_t intern(std::string_view s) {
+    if (auto it = index_.find(s); it != index_.end()) return it->second;
+    storage_.emplace_back(s);
+    std::string_view v = storage_.back();
+    auto id = static_cast<std::uint32_t>(views_.size());
+    views_.push_back(v);
+    index_.emplace(v, id);
+    return id;
+  }
+  // The id of s if interned, else nullopt (does not add it).
+  std::optional<std::uint32_t> find(std::string_view s) const {
+    if (auto it = index_.find(s); it != index_.end()) return it->second;
+    return std::nullopt;
+  }
+  std::string_view str(std::uint32_t id) const { return id < views_.size() ? views_[id] : std::string_view{}; }
+  std::size_t size() const { return views_.size(); }
+
+ private:
+  std::deque<std::string> storage_;  // deque: element addresses are stable, so views stay valid
+  std::vector<std::string_view> views_;
+  boost::unordered_flat_map<std::string_view, std::uint32_t> index_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Opcodes: (enumerator, PTX spelling, fewest operands, most operands). A spelling with dots
+// (`bar.warp.sync`, `cp.async.wait_group`) is matched as the longest dotted prefix of the
+// instruction; the remaining dotted parts are its modifiers. A destination pair `d|p` and a
+// vector `{a, b}` count as one operand.
+#define GPUEQ_PTX_OPCODES(X)                                                                  \
+  /* integer and bit arithmetic */                                                            \
+  X(add, "add", 3, 3) X(addc, "addc", 3, 3) X(sub, "sub", 3, 3) X(subc, "subc", 3, 3)         \
+  X(mul, "mul", 3, 3) X(mad, "mad", 4, 4) X(madc, "madc", 4, 4) X(mul24, "mul24", 3, 3)       \
+  X(mad24, "mad24", 4, 4) X(sad, "sad", 4, 4) X(div, "div", 3, 3) X(rem, "rem", 3, 3)         \
+  X(abs, "abs", 2, 2) X(neg, "neg", 2, 2) X(min, "min", 3, 4) X(max, "max", 3, 4)             \
+  X(popc, "popc", 2, 2) X(clz, "clz", 2, 2) X(bfind, "bfind", 2, 2) X(fns, "fns", 4, 4)       \
+  X(brev, "brev", 2, 2) X(bfe, "bfe", 4, 4) X(bfi, "bfi", 5, 5) X(prmt, "prmt", 3, 4)         \
+  X(dp4a, "dp4a", 4, 4) X(dp2a, "dp2a", 4, 4) X(bmsk, "bmsk", 3, 3) X(szext, "szext", 3, 3)   \
+  X(and_, "and", 3, 3) X(or_, "or", 3, 3) X(xor_, "xor", 3, 3) X(not_, "not", 2, 2)           \
+  X(cnot, "cnot", 2, 2) X(lop3, "lop3", 5, 6) X(shf, "shf", 4, 4) X(shl, "shl", 3, 3)         \
+  X(shr, "shr", 3, 3)                                                                         \
+  /* floating point */                                                                        \
+  X(testp, "testp", 2, 2) X(copysign, "copysign", 3, 3) X(fma, "fma", 4, 4)                   \
+  X(rcp, "rcp", 2, 2) X(sqrt, "sqrt", 2, 2) X(rsqrt, "rsqrt", 2, 2) X(sin, "sin", 2, 2)       \
+  X(cos, "cos", 2, 2) X(lg2, "lg2", 2, 2) X(ex2, "ex2", 2, 2) X(tanh, "tanh", 2, 2)           \
+  /* comparison, selection, moves, conversion */                                              \
+  X(set, "set", 3, 4) X(setp, "setp", 3, 4) X(selp, "selp", 4, 4) X(slct, "slct", 4, 4)       \
+  X(mov, "mov", 2, 2) X(cvt, "cvt", 2, 4) X(cvta, "cvta", 2, 2) X(isspacep, "isspacep", 2, 2) \
+  /* memory */                                                                                \
+  X(ld, "ld", 2, 3) X(ldu, "ldu", 2, 2) X(st, "st", 2, 3) X(prefetch, "prefetch", 1, 1)       \
+  X(prefetchu, "prefetchu", 1, 1) X(atom, "atom", 3, 5) X(red, "red", 2, 4)                   \
+  X(cp_async, "cp.async", 3, 5) X(cp_async_commit_group, "cp.async.commit_group", 0, 0)       \
+  X(cp_async_wait_group, "cp.async.wait_group", 1, 1)                                         \
+  X(cp_async_wait_all, "cp.async.wait_all", 0, 0)                                             \
+  X(cp_async_mbarrier_arrive, "cp.async.mbarrier.arrive", 1, 1)                               \
+  X(cp_async_bulk, "cp.async.bulk", 2, 8)                                                     \
+  X(cp_async_bulk_commit_group, "cp.async.bulk.commit_group", 0, 0)                           \
+  X(cp_async_bulk_wait_group, "cp.async.bulk.wait_group", 1, 1)                               \
+  X(ldmatrix, "ldmatrix", 2, 2) X(stmatrix, "stmatrix", 2, 2) X(movmatrix, "movmatrix", 2, 2) \
+  X(wmma_load, "wmma.load", 2, 3) X(wmma_store, "wmma.store", 2, 3)                           \
+  X(wmma_mma, "wmma.mma", 4, 4) X(mma, "mma", 4, 6)                                           \
+  X(wgmma_fence, "wgmma.fence", 0, 0) X(wgmma_commit_group, "wgmma.commit_group", 0, 0)       \
+  X(wgmma_wait_group, "wgmma.wait_group", 1, 1) X(wgmma_mma_async, "wgmma.mma_async", 4, 9)   \
+  X(alloca_, "alloca", 2, 3) X(stacksave, "stacksave", 1, 1)                                  \
+  X(stackrestore, "stackrestore", 1, 1) X(discard, "discard", 2, 2)                           \
+  X(applypriority, "applypriority", 2, 2) X(createpolicy, "createpolicy", 2, 4)               \
+  X(mapa, "mapa", 3, 3) X(getctarank, "getctarank", 2, 2)                                     \
+  /* control flow */                                                                          \
+  X(bra, "bra", 1, 1) X(brx_idx, "brx.idx", 2, 2) X(call, "call", 1, 4) X(ret, "ret", 0, 0)   \
+  X(exit, "exit", 0, 0) X(trap, "trap", 0, 0) X(brkpt, "brkpt", 0, 0)                         \
+  X(nanosleep, "nanosleep", 1, 1) X(pmevent, "pmevent", 1, 1)                                 \
+  /* synchronization and warp collectives */                                                  \
+  X(bar, "bar", 1, 4) X(barrier, "barrier", 1, 4) X(bar_warp_sync, "bar.warp.sync", 1, 1)     \
+  X(barrier_cluster, "barrier.cluster", 0, 0) X(membar, "membar", 0, 0)                       \
+  X(fence, "fence", 0, 2) X(shfl, "shfl", 4, 5) X(vote, "vote", 2, 3) X(match, "match", 3, 4) \
+  X(activemask, "activemask", 1, 1) X(redux, "redux", 3, 3) X(elect, "elect", 2, 2)           \
+  X(mbarrier_init, "mbarrier.init", 2, 2) X(mbarrier_inval, "mbarrier.inval", 1, 1)           \
+  X(mbarrier_arrive, "mbarrier.arrive", 1, 3)                                                 \
+  X(mbarrier_arrive_drop, "mbarrier.arrive_drop", 1, 3)                                       \
+  X(mbarrier_test_wait, "mbarrier.test_wait", 3, 3)                                           \
+  X(mbarrier_try_wait, "mbarrier.try_wait", 3, 4)                                             \
+  X(mbarrier_pending_count, "mbarrier.pending_count", 2, 2)                                   \
+  X(mbarrier_expect_tx, "mbarrier.expect_tx", 2, 2)                                           \
+  X(mbarrier_complete_tx, "mbarrier.complete_tx", 2, 2)                                       \
+  X(setmaxnreg, "setmaxnreg", 1, 1) X(griddepcontrol, "griddepcontrol", 0, 0)                 \
+  /* pseudo-operations made by the idiom lifting pass (never parsed from PTX) */              \
+  X(lifted, "gpueq.lifted", 2, 4)
+
+enum class opcode : std::uint16_t {
+#define GPUEQ_PTX_ENUM(e, s, lo, hi) e,
+  GPUEQ_PTX_OPCODES(GPUEQ_PTX_ENUM)
+#undef GPUEQ_PTX_ENUM
+};
+
+struct opcode_info {
+  std::string_view name;
+  std::uint8_t min_operands, max_operands;
+};
+
+inline constexpr opcode_info opcode_table[] = {
+#define GPUEQ_PTX_INFO(e, s, lo, hi) {s, lo, hi},
+    GPUEQ_PTX_OPCODES(GPUEQ_PTX_INFO)
+#undef GPUEQ_PTX_INFO
+};
+
+inline constexpr std::size_t opcode_count = sizeof(opcode_table) / sizeof(opcode_table[0]);
+
+constexpr const opcode_info& info(opcode op) { return opcode_table[static_cast<std::size_t>(op)]; }
+constexpr std::string_view name(opcode op) { return info(op).name; }
+
+// The opcode spelled exactly `s` (dots included), or nullopt. Pseudo-opcodes are not found.
+inline std::optional<opcode> find_opcode(std::string_view s) {
+  static const boost::unordered_flat_map<std::string_view, opcode> table = [] {
+    boost::unordered_flat_map<std::string_view, opcode> t;
+    for (std::size_t i = 0; i < opcode_count; ++i)
+      if (static_cast<opcode>(i) != opcode::lifted) t.emplace(opcode_table[i].name, static_cast<opcode>(i));
+    return t;
+  }();
+  if (auto it = table.find(s); it != table.end()) return it->second;
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operands.
+enum class operand_kind : std::uint8_t {
+  reg,      // a declared register, e.g. %r1 (name interned with the %)
+  special,  // a special register, e.g. %tid.x, %laneid, %lanemask_lt
+  imm_int,  // integer immediate: value; `is_hex` keeps the spelling for printing
+  imm_f32,  // 0fXXXXXXXX: value holds the 32 bits
+  imm_f64,  // 0dXXXXXXXXXXXXXXXX (or a decimal literal): value holds the 64 bits of the double
+  symbol,   // a variable, function or label name; value is an added offset (`sym+4`)
+  address,  // [base+offset]: base is `base_kind`; name is the register or symbol; value offset
+  vector,   // {a, b, c, d}: elems
+  pair,     // d|p: elems (2)
+  list,     // (a, b) in call: elems
+  sink,     // _
+};
+
+enum class address_base : std::uint8_t { none, reg, symbol };
+
+struct operand {
+  operand_kind kind = operand_kind::sink;
+  bool negated = false;  // !%p
+  bool is_hex = false;   // integer immediate written in hex
+  address_base base = address_base::none;
+  std::uint32_t name = 0;  // interned register / symbol name
+  std::int64_t value = 0;  // immediate value or bits; offset for symbol and address
+  std::vector<operand> elems;
+
+  friend bool operator==(const operand&, const operand&) = default;
+};
+
+// CUDA (or other high-level) source location from `.loc file line column`.
+struct source_loc {
+  std::uint32_t file = 0;  // .file index; 0 = none
+  std::uint32_t line = 0;
+  std::uint32_t column = 0;
+  std::uint32_t function_name = 0;  // interned `function_name` label, 0 if absent
+  std::uint32_t inlined_file = 0, inlined_line = 0, inlined_column = 0;  // `inlined_at F L C`
+  friend bool operator==(const source_loc&, const source_loc&) = default;
+};
+
+// What an idiom lifted into a `gpueq.lifted` pseudo-instruction computes, as a real function.
+enum class real_function : std::uint8_t { exp, exp2, log, log2, sqrt, rsqrt, rcp, div, tanh };
+
+inline std::string_view name(real_function f) {
+  constexpr std::string_view names[] = {"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "rcp", "div", "tanh"};
+  return names[static_cast<std::size_t>(f)];
+}
+
+struct instruction {
+  opcode op = opcode::ret;
+  boost::container::small_vector<std::uint32_t, 6> mods;  // interned ".rn", ".f32", ... in order
+  bool guarded = false, guard_negated = false;
+  std::uint32_t guard = 0;  // interned predicate register of `@%p` / `@!%p`
+  boost::container::small_vector<operand, 4> operands;
+  std::uint32_t line = 0, column = 0;  // position in the PTX text
+  source_loc loc;                      // CUDA source position (from .loc), file 0 if none
+  bool inline_asm = false;             // between `// begin inline asm` and `// end inline asm`
+  // For op == lifted: the real function, and the PTX lines of the instructions it replaced.
+  real_function lifted_fn = real_function::exp;
+  // For bra: the index of the instruction its label names (labels are scoped to `{ }` blocks, so
+  // inline assembly pasted twice may define the same label twice; this is the resolved one).
+  std::uint32_t target = no_target;
+  static constexpr std::uint32_t no_target = 0xffffffffu;
+  std::vector<std::uint32_t> lifted_lines;
+
+  // Same operation and operands; positions and source lines are not compared.
+  bool same_as(const instruction& o) const {
+    return op == o.op && mods == o.mods && guarded == o.guarded && guard_negated == o.guard_negated &&
+           guard == o.guard && operands == o.operands && inline_asm == o.inline_asm && target == o.target &&
+           (op != opcode::lifted || lifted_fn == o.lifted_fn);
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Declarations.
+enum class state_space : std::uint8_t { reg, global, shared, local, constant, param, generic };
+
+inline std::string_view name(state_space s) {
+  constexpr std::string_view names[] = {".reg", ".global", ".shared", ".local", ".const", ".param", ""};
+  return names[static_cast<std::size_t>(s)];
+}
+
+enum class linkage : std::uint8_t { none, visible, extern_, weak, common };
+
+inline std::string_view name(linkage l) {
+  constexpr std::string_view names[] = {"", ".visible", ".extern", ".weak", ".common"};
+  return names[static_cast<std::size_t>(l)];
+}
+
+// `.reg .b32 %r<63>;` (a range of 63 registers %r0..%r62) or `.reg .f32 %f;` (one register).
+struct reg_decl {
+  std::uint32_t type = 0;   // interned ".b32"
+  std::uint32_t vec = 0;    // 0, 2 or 4 (.v2/.v4 registers)
+  std::uint32_t name = 0;   // interned "%r"
+  std::uint32_t count = 0;  // range size
+  bool range = false;
+  friend bool operator==(const reg_decl&, const reg_decl&) = default;
+};
+
+// A variable in any state space: module globals, `.shared` arrays, `.local` depots, parameters.
+struct variable {
+  state_space space = state_space::global;
+  linkage link = linkage::none;
+  std::uint32_t align = 0;  // 0 = not given
+  std::uint32_t vec = 0;    // 0, 2 or 4
+  std::uint32_t type = 0;   // interned ".b8", ".u64", ...
+  std::uint32_t name = 0;
+  std::vector<std::uint64_t> dims;  // array dimensions; 0 for an unsized `[]`
+  bool has_init = false;
+  std::vector<operand> init;  // flattened initializer values
+  // Parameter attributes: `.ptr .global .align 16`.
+  bool ptr = false;
+  state_space ptr_space = state_space::generic;
+  std::uint32_t ptr_align = 0;
+  std::uint32_t line = 0, column = 0;
+
+  // Element count (product of dims; 1 for a scalar; 0 if unsized).
+  std::uint64_t elements() const {
+    std::uint64_t n = 1;
+    for (auto d : dims) n *= d;
+    return n;
+  }
+  bool same_as(const variable& o) const {
+    return space == o.space && link == o.link && align == o.align && vec == o.vec && type == o.type &&
+           name == o.name && dims == o.dims && has_init == o.has_init && init == o.init && ptr == o.ptr &&
+           ptr_space == o.ptr_space && ptr_align == o.ptr_align;
+  }
+};
+
+// `.maxntid 256, 1, 1` and friends, kept as name and values.
+struct performance_directive {
+  std::uint32_t name = 0;  // interned ".maxntid"
+  std::vector<std::uint64_t> values;
+  friend bool operator==(const performance_directive&, const performance_directive&) = default;
+};
+
+// Order of a function body for printing: which item comes before which instruction.
+enum class body_item_kind : std::uint8_t { instruction, label, reg_decl, variable, block_open, block_close, pragma, loc };
+struct body_item {
+  body_item_kind kind;
+  std::uint32_t index;  // into instructions / label_names / regs / locals / pragmas / locs
+  friend bool operator==(const body_item&, const body_item&) = default;
+};
+
+struct function {
+  bool entry = false;  // .entry (kernel) vs .func
+  linkage link = linkage::none;
+  std::uint32_t name = 0;
+  std::vector<variable> params;
+  std::vector<variable> returns;  // .func return parameters
+  std::vector<performance_directive> directives;
+  bool noreturn = false;
+  bool has_body = false;  // false for prototypes (`.extern .func f(...);`)
+  std::vector<reg_decl> regs;
+  std::vector<variable> locals;  // .shared/.local/.param declared inside the body
+  std::vector<instruction> instructions;
+  std::vector<std::uint32_t> label_names;                               // in order of appearance
+  // label -> instruction index (the first definition of a name; branches use instruction::target)
+  boost::unordered_flat_map<std::uint32_t, std::uint32_t> labels;
+  std::vector<std::uint32_t> pragmas;                                   // interned pragma strings
+  std::vector<source_loc> locs;  // every `.loc` directive, in order (instructions copy the last one)
+  std::vector<body_item> body;
+  std::uint32_t line = 0, column = 0;
+
+  // The index of the instruction a label names, or nullopt.
+  std::optional<std::uint32_t> target(std::uint32_t label) const {
+    if (auto it = labels.find(label); it != labels.end()) return it->second;
+    return std::nullopt;
+  }
+};
+
+// Everything a PTX file holds.
+struct module {
+  name_table names;
+  std::string file;  // the path it was read from (for diagnostics)
+  std::uint32_t version_major = 0, version_minor = 0;
+  std::vector<std::uint32_t> target;  // interned "sm_80", "debug", ...
+  std::uint32_t address_size = 64;
+  bool has_address_size = false;
+  boost::unordered_flat_map<std::uint32_t, std::string> files;  // .file index -> path
+  std::vector<std::uint32_t> file_order;                         // .file indices in order
+  std::vector<variable> globals;  // module-scope .global/.const/.shared (incl. .extern .shared)
+  std::vector<function> functions;
+  std::vector<std::string> sections;  // `.section` blocks, verbatim (debug info)
+  // Module-level order for printing: (0 = global, 1 = function, 2 = section, 3 = file), index.
+  std::vector<std::pair<std::uint8_t, std::uint32_t>> order;
+
+  std::string_view str(std::uint32_t id) const { return names.str(id); }
+  const function* find_function(std::string_view n) const {
+    for (auto& f : functions)
+      if (str(f.name) == n) return &f;
+    return nullptr;
+  }
+  std::size_t kernel_count() const {
+    std::size_t n = 0;
+    for (auto& f : functions) n += f.entry && f.has_body;
+    return n;
+  }
+};
+
+// Instruction helpers for consumers. `has(i, ".rn")`: does the instruction carry the modifier?
+inline bool has_modifier(const module& m, const instruction& i, std::string_view mod) {
+  for (auto id : i.mods)
+    if (m.str(id) == mod) return true;
+  return false;
+}
+
+// The last type modifier (.f32, .u64, .b16, .pred, .f16x2, ...): the operation type for most
+// instructions (for cvt it is the source type; the destination type is the one before it).
+inline std::string_view last_type(const module& m, const instruction& i) {
+  static constexpr std::string_view types[] = {".b8",  ".b16", ".b32", ".b64", ".b128", ".u8",   ".u16",
+                                               ".u32", ".u64", ".s8",  ".s16", ".s32",  ".s64",  ".f16",
+                                               ".f32", ".f64", ".bf16", ".f16x2", ".bf16x2", ".pred", ".tf32",
+                                               ".e4m3", ".e5m2", ".s4", ".u4", ".b1"};
+  for (auto it = i.mods.rbegin(); it != i.mods.rend(); ++it) {
+    std::string_view s = m.str(*it);
+    for (auto t : types)
+      if (s == t) return s;
+  }
+  return {};
+}
+
+}  // namespace gpueq::ptx

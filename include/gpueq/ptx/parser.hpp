@@ -1,0 +1,784 @@
+// The PTX parser: text -> ptx::module. A hand-written recursive-descent parser over the on-demand
+// lexer, with no recursion on nesting depth (blocks and initializer braces are counted), so any
+// byte string either parses or throws a support::diagnostic_error with file:line:column and a
+// one-line reason; it never crashes or hangs. Instructions are split on `;`, not on newlines;
+// register types come from the instruction, not from the register's name. An opcode outside the
+// opcode table (ir.hpp) is an error naming it.
+//
+//   ptx::module m = ptx::parse(text, "kernel.ptx");      // throws support::diagnostic_error
+//   ptx::module m = ptx::parse_file("kernel.ptx");
+#pragma once
+
+#include <gpueq/ptx/ir.hpp>
+#include <gpueq/ptx/lexer.hpp>
+#include <gpueq/support/diagnostics.hpp>
+
+#include <boost/unordered/unordered_flat_set.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+namespace gpueq::ptx {
+
+using parse_error = support::diagnostic_error;
+
+namespace detail {
+
+// Special registers (the name before any `.x`): `%tid.x`, `%laneid`, `%envreg3`, ...
+inline bool is_special_register(std::string_view n) {
+  if (n.empty() || n[0] != '%') return false;
+  n.remove_prefix(1);
+  if (auto dot = n.find('.'); dot != std::string_view::npos) n = n.substr(0, dot);
+  static constexpr std::string_view names[] = {
+      "tid", "ntid", "ctaid", "nctaid", "laneid", "warpid", "nwarpid", "smid", "nsmid", "gridid",
+      "lanemask_eq", "lanemask_le", "lanemask_lt", "lanemask_ge", "lanemask_gt", "clock", "clock64",
+      "clock_hi", "globaltimer", "globaltimer_lo", "globaltimer_hi", "total_smem_size", "dynamic_smem_size",
+      "aggr_smem_size", "clusterid", "nclusterid", "cluster_ctaid", "cluster_nctaid", "cluster_ctarank",
+      "cluster_nctarank", "is_explicit_cluster", "current_graph_exec", "reserved_smem_offset_begin",
+      "reserved_smem_offset_end", "reserved_smem_offset_cap"};
+  for (auto s : names)
+    if (n == s) return true;
+  for (std::string_view p : {std::string_view("envreg"), std::string_view("pm")})
+    if (n.size() > p.size() && n.substr(0, p.size()) == p &&
+        n.find_first_not_of("0123456789", p.size()) == std::string_view::npos)
+      return true;
+  if (n.starts_with("reserved_smem_offset_")) return true;
+  return false;
+}
+
+class parser {
+ public:
+  parser(std::string_view text, std::string file) : lex_(text, file) { m_.file = std::move(file); }
+
+  module run() {
+    while (lex_.peek().kind != token_kind::end) module_item();
+    return std::move(m_);
+  }
+
+ private:
+  // --- token helpers -------------------------------------------------------------------------
+  const token& peek() const { return lex_.peek(); }
+  token next() { return lex_.next(); }
+  [[noreturn]] void fail(const token& t, std::string reason) const { lex_.fail(t, std::move(reason)); }
+  static std::string show(const token& t) {
+    switch (t.kind) {
+      case token_kind::end: return "end of input";
+      case token_kind::string: return "string \"" + std::string(t.text.substr(0, 40)) + "\"";
+      default: return "'" + std::string(t.text.substr(0, 60)) + "'";
+    }
+  }
+  token expect(char c, const char* context) {
+    if (!peek().is(c)) fail(peek(), std::string("expected '") + c + "' " + context + ", found " + show(peek()));
+    return next();
+  }
+  bool accept(char c) {
+    if (!peek().is(c)) return false;
+    next();
+    return true;
+  }
+  token expect_ident(const char* what) {
+    if (peek().kind != token_kind::ident) fail(peek(), std::string("expected ") + what + ", found " + show(peek()));
+    return next();
+  }
+  std::uint32_t intern(std::string_view s) { return m_.names.intern(s); }
+
+  // Unsigned integer literal: decimal, 0x hex, 0b binary, 0 octal, optional U suffix.
+  std::uint64_t integer(const token& t) {
+    std::string_view s = t.text;
+    if (t.kind != token_kind::number) fail(t, "expected an integer, found " + show(t));
+    if (!s.empty() && (s.back() == 'U' || s.back() == 'u')) s.remove_suffix(1);
+    int base = 10;
+    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) base = 16, s.remove_prefix(2);
+    else if (s.size() > 2 && s[0] == '0' && (s[1] == 'b' || s[1] == 'B')) base = 2, s.remove_prefix(2);
+    else if (s.size() > 1 && s[0] == '0') base = 8, s.remove_prefix(1);
+    std::uint64_t v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+    if (s.empty() || ec != std::errc{} || p != s.data() + s.size()) fail(t, "malformed integer " + show(t));
+    return v;
+  }
+
+  // An immediate operand from a number token (sign applied by the caller for integers).
+  operand number_operand(const token& t, bool negative) {
+    operand o;
+    std::string_view s = t.text;
+    if (s.size() >= 2 && s[0] == '0' && (s[1] == 'f' || s[1] == 'F' || s[1] == 'd' || s[1] == 'D')) {
+      bool single = s[1] == 'f' || s[1] == 'F';
+      std::string_view hex = s.substr(2);
+      if (hex.size() != (single ? 8u : 16u)) fail(t, "malformed float literal " + show(t));
+      std::uint64_t bits = 0;
+      auto [p, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), bits, 16);
+      if (ec != std::errc{} || p != hex.data() + hex.size()) fail(t, "malformed float literal " + show(t));
+      if (negative) bits ^= single ? 0x80000000ULL : 0x8000000000000000ULL;
+      o.kind = single ? operand_kind::imm_f32 : operand_kind::imm_f64;
+      o.value = static_cast<std::int64_t>(bits);
+      return o;
+    }
+    bool is_float = s.find_first_of(".eE") != std::string_view::npos && !(s.size() > 1 && (s[1] == 'x' || s[1] == 'X'));
+    if (is_float) {
+      double d = 0;
+      auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
+      if (ec != std::errc{} || p != s.data() + s.size()) fail(t, "malformed number " + show(t));
+      if (negative) d = -d;
+      std::uint64_t bits;
+      std::memcpy(&bits, &d, sizeof bits);
+      o.kind = operand_kind::imm_f64;
+      o.value = static_cast<std::int64_t>(bits);
+      return o;
+    }
+    std::uint64_t v = integer(t);
+    o.kind = operand_kind::imm_int;
+    o.is_hex = s.size() > 2 && (s[1] == 'x' || s[1] == 'X');
+    o.value = static_cast<std::int64_t>(negative ? 0 - v : v);
+    return o;
+  }
+
+  // --- module level --------------------------------------------------------------------------
+  void module_item() {
+    token t = peek();
+    if (t.kind != token_kind::directive) fail(t, "expected a directive at module scope, found " + show(t));
+    std::string_view d = t.text;
+    if (d == ".version") {
+      next();
+      token v = next();
+      std::string_view s = v.text;
+      auto dot = s.find('.');
+      if (v.kind != token_kind::number || dot == std::string_view::npos) fail(v, "expected a version like 9.0");
+      auto [p1, e1] = std::from_chars(s.data(), s.data() + dot, m_.version_major);
+      auto [p2, e2] = std::from_chars(s.data() + dot + 1, s.data() + s.size(), m_.version_minor);
+      if (e1 != std::errc{} || e2 != std::errc{} || p1 != s.data() + dot || p2 != s.data() + s.size())
+        fail(v, "malformed version " + show(v));
+    } else if (d == ".target") {
+      next();
+      do m_.target.push_back(intern(expect_ident("a target such as sm_80").text));
+      while (accept(','));
+    } else if (d == ".address_size") {
+      next();
+      token n = next();
+      std::uint64_t v = integer(n);
+      if (v != 32 && v != 64) fail(n, "address size must be 32 or 64");
+      m_.address_size = static_cast<std::uint32_t>(v);
+      m_.has_address_size = true;
+    } else if (d == ".file") {
+      next();
+      token n = next();
+      auto idx = static_cast<std::uint32_t>(integer(n));
+      token path = next();
+      if (path.kind != token_kind::string) fail(path, "expected a file name string after .file");
+      if (accept(',')) {  // optional mtime, size
+        integer(next());
+        if (accept(',')) integer(next());
+      }
+      if (!m_.files.contains(idx)) m_.file_order.push_back(idx);
+      m_.files[idx] = std::string(path.text);
+      m_.order.emplace_back(3, idx);
+    } else if (d == ".section") {
+      section();
+    } else if (d == ".pragma") {
+      next();
+      if (next().kind != token_kind::string) fail(t, "expected a string after .pragma");
+      expect(';', "after .pragma");
+    } else {
+      linkage l = linkage_prefix();
+      token k = peek();
+      if (k.text == ".entry" || k.text == ".func") {
+        function_decl(l);
+      } else if (k.text == ".global" || k.text == ".const" || k.text == ".shared" || k.text == ".local") {
+        variable v = variable_decl(l, true);
+        expect(';', "after a variable declaration");
+        m_.order.emplace_back(0, static_cast<std::uint32_t>(m_.globals.size()));
+        m_.globals.push_back(std::move(v));
+      } else {
+        fail(k, "unsupported module directive " + show(k));
+      }
+      return;
+    }
+  }
+
+  linkage linkage_prefix() {
+    std::string_view s = peek().text;
+    linkage l = linkage::none;
+    if (peek().kind != token_kind::directive) return l;
+    if (s == ".visible") l = linkage::visible;
+    else if (s == ".extern") l = linkage::extern_;
+    else if (s == ".weak") l = linkage::weak;
+    else if (s == ".common") l = linkage::common;
+    else return l;
+    next();
+    return l;
+  }
+
+  // `.section .debug_x { ... }`, kept verbatim.
+  void section() {
+    token start = next();
+    std::size_t depth = 0;
+    bool opened = false;
+    for (;;) {
+      token t = next();
+      if (t.kind == token_kind::end) fail(start, "unterminated .section");
+      if (t.is('{')) ++depth, opened = true;
+      else if (t.is('}')) {
+        if (depth == 0) fail(t, "unbalanced '}' in .section");
+        if (--depth == 0) {
+          std::string_view src = lex_.source();
+          m_.order.emplace_back(2, static_cast<std::uint32_t>(m_.sections.size()));
+          m_.sections.emplace_back(src.substr(start.offset, t.offset + 1 - start.offset));
+          return;
+        }
+      } else if (!opened && t.is(';')) {
+        fail(t, "expected '{' after .section name");
+      }
+    }
+  }
+
+  static bool is_space(std::string_view s, state_space& out) {
+    if (s == ".global") out = state_space::global;
+    else if (s == ".shared" || s.starts_with(".shared::")) out = state_space::shared;
+    else if (s == ".local") out = state_space::local;
+    else if (s == ".const") out = state_space::constant;
+    else if (s == ".param") out = state_space::param;
+    else if (s == ".reg") out = state_space::reg;
+    else return false;
+    return true;
+  }
+
+  // space {.align N | .vN | .type | .ptr [space] [.align N]} name {[N]} [= init]
+  variable variable_decl(linkage l, bool allow_init) {
+    token sp_tok = peek();
+    state_space sp{};
+    if (sp_tok.kind != token_kind::directive || !is_space(sp_tok.text, sp))
+      fail(sp_tok, "expected a state space, found " + show(sp_tok));
+    next();
+    if (!allow_init && sp != state_space::param && sp != state_space::reg)
+      fail(sp_tok, "a parameter must be .param or .reg");
+    variable v = variable_decl_rest(sp, sp_tok, allow_init);
+    v.link = l;
+    return v;
+  }
+
+  // `= 5`, `= {1, 2}`, `= {{...}, {...}}`, `= {sym, sym+4}`: flattened, braces counted.
+  void initializer(std::vector<operand>& out) {
+    std::size_t depth = 0;
+    for (;;) {
+      if (accept('{')) {
+        ++depth;
+        continue;
+      }
+      out.push_back(init_value());
+      while (depth > 0 && peek().is('}')) {
+        next();
+        --depth;
+      }
+      if (depth == 0) return;
+      expect(',', "between initializer values");
+    }
+  }
+
+  operand init_value() {
+    token t = peek();
+    if (t.kind == token_kind::ident && t.text[0] != '%') {
+      next();
+      operand o;
+      o.kind = operand_kind::symbol;
+      o.name = intern(t.text);
+      if (accept('+')) o.value = static_cast<std::int64_t>(integer(next()));
+      return o;
+    }
+    bool neg = accept('-');
+    token n = next();
+    if (n.kind != token_kind::number) fail(n, "expected an initializer value, found " + show(n));
+    return number_operand(n, neg);
+  }
+
+  // --- functions -----------------------------------------------------------------------------
+  void function_decl(linkage l) {
+    function f;
+    f.link = l;
+    token kw = next();
+    f.entry = kw.text == ".entry";
+    f.line = kw.line;
+    f.column = kw.column;
+    if (!f.entry && peek().is('(')) param_list(f.returns);
+    f.name = intern(expect_ident("a function name").text);
+    if (peek().is('(')) param_list(f.params);
+    for (;;) {  // performance directives
+      token t = peek();
+      if (t.kind != token_kind::directive) break;
+      next();
+      if (t.text == ".noreturn") {
+        f.noreturn = true;
+        continue;
+      }
+      if (t.text == ".pragma") {
+        if (next().kind != token_kind::string) fail(t, "expected a string after .pragma");
+        expect(';', "after .pragma");
+        continue;
+      }
+      performance_directive pd;
+      pd.name = intern(t.text);
+      if (peek().kind == token_kind::number) {
+        do pd.values.push_back(integer(next()));
+        while (accept(','));
+      }
+      f.directives.push_back(std::move(pd));
+    }
+    m_.order.emplace_back(1, static_cast<std::uint32_t>(m_.functions.size()));
+    if (accept(';')) {
+      m_.functions.push_back(std::move(f));
+      return;
+    }
+    f.has_body = true;
+    expect('{', "to open the function body");
+    body(f);
+    m_.functions.push_back(std::move(f));
+  }
+
+  void param_list(std::vector<variable>& out) {
+    expect('(', "to open a parameter list");
+    if (accept(')')) return;
+    do {
+      if (peek().kind != token_kind::directive) fail(peek(), "expected .param or .reg, found " + show(peek()));
+      out.push_back(variable_decl(linkage::none, false));
+    } while (accept(','));
+    expect(')', "to close a parameter list");
+  }
+
+  // The function body after `{`, up to and including the matching `}`.
+  void body(function& f) {
+    f_ = &f;
+    declared_exact_.clear();
+    declared_ranges_.clear();
+    reg_kind_cache_.clear();
+    for (auto& p : f.params)
+      if (p.space == state_space::reg) declared_exact_.insert(p.name);
+    for (auto& p : f.returns)
+      if (p.space == state_space::reg) declared_exact_.insert(p.name);
+    std::size_t depth = 0;
+    pending_branches_.clear();
+    scoped_labels_.clear();
+    block_stack_.assign(1, 0);
+    std::uint32_t blocks = 0;
+    for (;;) {
+      token t = peek();
+      if (t.kind == token_kind::end) fail(t, "unexpected end of input inside the body of '" +
+                                                 std::string(m_.str(f.name)) + "'");
+      if (t.is('{')) {
+        next();
+        ++depth;
+        block_stack_.push_back(++blocks);
+        item(body_item_kind::block_open, 0);
+      } else if (t.is('}')) {
+        next();
+        if (depth == 0) break;
+        --depth;
+        block_stack_.pop_back();
+        item(body_item_kind::block_close, 0);
+      } else if (t.kind == token_kind::directive) {
+        body_directive();
+      } else if (t.is('@')) {
+        instruction_stmt();
+      } else if (t.kind == token_kind::ident) {
+        // A label `name:` or an instruction.
+        token id = next();
+        if (peek().is(':')) {
+          next();
+          std::uint32_t n = intern(id.text);
+          auto at = static_cast<std::uint32_t>(f.instructions.size());
+          if (!scoped_labels_.emplace(label_key(n, block_stack_.back()), at).second)
+            fail(id, "label '" + std::string(id.text.substr(0, 60)) + "' defined twice in one block");
+          f.labels.emplace(n, at);
+          item(body_item_kind::label, static_cast<std::uint32_t>(f.label_names.size()));
+          f.label_names.push_back(n);
+        } else {
+          instruction_rest(id, false, false, 0);
+        }
+      } else {
+        fail(t, "expected an instruction, label or declaration, found " + show(t));
+      }
+    }
+    // Every branch target must be a label visible from the branch (innermost block outward).
+    for (auto& [index, stack] : pending_branches_) {
+      instruction& ins = f.instructions[index];
+      const operand& o = ins.operands[0];
+      bool ok = false;
+      if (o.kind == operand_kind::symbol && o.value == 0) {
+        for (std::size_t k = stack.size(); k-- > 0 && !ok;) {
+          auto it = scoped_labels_.find(label_key(o.name, stack[k]));
+          if (it != scoped_labels_.end()) ins.target = it->second, ok = true;
+        }
+      }
+      if (!ok) {
+        token at;
+        at.line = ins.line;
+        at.column = ins.column;
+        fail(at, "branch target is not a label of '" + std::string(m_.str(f.name)) + "'");
+      }
+    }
+    f_ = nullptr;
+  }
+
+  void item(body_item_kind k, std::uint32_t index) { f_->body.push_back({k, index}); }
+
+  void body_directive() {
+    token t = next();
+    std::string_view d = t.text;
+    function& f = *f_;
+    if (d == ".reg") {
+      reg_decl base;
+      for (;;) {
+        token a = peek();
+        if (a.kind != token_kind::directive) break;
+        next();
+        if (a.text == ".v2" || a.text == ".v4") base.vec = static_cast<std::uint32_t>(a.text[2] - '0');
+        else if (a.text == ".align") integer(next());
+        else base.type = intern(a.text);
+      }
+      if (base.type == 0) fail(peek(), "expected a register type after .reg");
+      do {
+        reg_decl r = base;
+        token n = expect_ident("a register name");
+        if (n.text[0] != '%' && n.text.find('.') != std::string_view::npos) fail(n, "malformed register name");
+        r.name = intern(n.text);
+        if (accept('<')) {
+          r.range = true;
+          std::uint64_t c = integer(next());
+          if (c > 0xffffffffULL) fail(n, "register range too large");
+          r.count = static_cast<std::uint32_t>(c);
+          expect('>', "after a register count");
+          declared_ranges_[r.name] = r.count;
+        } else {
+          declared_exact_.insert(r.name);
+        }
+        reg_kind_cache_.clear();
+        item(body_item_kind::reg_decl, static_cast<std::uint32_t>(f.regs.size()));
+        f.regs.push_back(r);
+      } while (accept(','));
+      expect(';', "after a register declaration");
+    } else if (d == ".loc") {
+      loc_.file = static_cast<std::uint32_t>(integer(next()));
+      loc_.line = static_cast<std::uint32_t>(integer(next()));
+      loc_.column = static_cast<std::uint32_t>(integer(next()));
+      loc_.function_name = 0;
+      loc_.inlined_file = loc_.inlined_line = loc_.inlined_column = 0;
+      while (accept(',')) {
+        token k = expect_ident("function_name or inlined_at");
+        if (k.text == "function_name") {
+          loc_.function_name = intern(expect_ident("a label").text);
+          if (accept('+')) integer(next());
+        } else if (k.text == "inlined_at") {
+          loc_.inlined_file = static_cast<std::uint32_t>(integer(next()));
+          loc_.inlined_line = static_cast<std::uint32_t>(integer(next()));
+          loc_.inlined_column = static_cast<std::uint32_t>(integer(next()));
+        } else {
+          fail(k, "unknown .loc attribute " + show(k));
+        }
+      }
+      item(body_item_kind::loc, static_cast<std::uint32_t>(f.locs.size()));
+      f.locs.push_back(loc_);
+    } else if (d == ".pragma") {
+      token s = next();
+      if (s.kind != token_kind::string) fail(s, "expected a string after .pragma");
+      item(body_item_kind::pragma, static_cast<std::uint32_t>(f.pragmas.size()));
+      f.pragmas.push_back(intern(s.text));
+      expect(';', "after .pragma");
+    } else if (d == ".local" || d == ".shared" || d == ".param" || d == ".global" || d == ".const") {
+      state_space sp{};
+      is_space(d, sp);
+      variable v = variable_decl_rest(sp, t, true);
+      expect(';', "after a variable declaration");
+      item(body_item_kind::variable, static_cast<std::uint32_t>(f.locals.size()));
+      f.locals.push_back(std::move(v));
+    } else if (d == ".extern" || d == ".visible" || d == ".weak") {
+      fail(t, "linkage " + show(t) + " is not allowed inside a function body");
+    } else {
+      fail(t, "unsupported directive " + show(t) + " in a function body");
+    }
+  }
+
+  variable variable_decl_rest(state_space sp, const token& first, bool allow_init) {
+    variable v;
+    v.space = sp;
+    v.line = first.line;
+    v.column = first.column;
+    for (;;) {
+      token t = peek();
+      if (t.kind != token_kind::directive) break;
+      next();
+      state_space sp2;
+      std::string_view s = t.text;
+      if (is_space(s, sp2)) {
+        if (v.ptr) v.ptr_space = sp2;
+        else fail(t, "two state spaces in one declaration");
+      } else if (s == ".align") {
+        auto a = static_cast<std::uint32_t>(integer(next()));
+        if (v.ptr) v.ptr_align = a;
+        else v.align = a;
+      } else if (s == ".ptr") {
+        v.ptr = true;
+      } else if (s == ".v2" || s == ".v4" || s == ".v8") {
+        v.vec = static_cast<std::uint32_t>(s[2] - '0');
+      } else {
+        v.type = intern(s);
+      }
+    }
+    if (v.type == 0) fail(peek(), "expected a type in a declaration");
+    v.name = intern(expect_ident("a variable name").text);
+    while (accept('[')) {
+      if (accept(']')) {
+        v.dims.push_back(0);
+        continue;
+      }
+      v.dims.push_back(integer(next()));
+      expect(']', "after an array size");
+    }
+    if (peek().is('=')) {
+      if (!allow_init) fail(peek(), "an initializer is not allowed here");
+      next();
+      v.has_init = true;
+      initializer(v.init);
+    }
+    return v;
+  }
+
+  // --- instructions --------------------------------------------------------------------------
+  void instruction_stmt() {
+    next();  // '@'
+    bool neg = accept('!');
+    token p = expect_ident("a predicate register after '@'");
+    operand g = register_operand(p);
+    if (g.kind != operand_kind::reg) fail(p, "a guard must be a predicate register");
+    token op = expect_ident("an instruction after the guard");
+    instruction_rest(op, true, neg, g.name);
+  }
+
+  void instruction_rest(const token& op_tok, bool guarded, bool neg, std::uint32_t guard) {
+    function& f = *f_;
+    instruction ins;
+    ins.line = op_tok.line;
+    ins.column = op_tok.column;
+    ins.loc = loc_;
+    ins.inline_asm = op_tok.inline_asm;
+    ins.guarded = guarded;
+    ins.guard_negated = neg;
+    ins.guard = guard;
+    // Longest dotted prefix that names an opcode.
+    std::string_view text = op_tok.text;
+    std::size_t dots[8];
+    std::size_t nd = 0;
+    for (std::size_t i = 0; i < text.size() && nd < 8; ++i)
+      if (text[i] == '.') dots[nd++] = i;
+    std::optional<opcode> found;
+    std::size_t cut = text.size();
+    for (std::size_t k = std::min<std::size_t>(nd, 4) + 1; k-- > 0;) {
+      std::size_t end = k == nd ? text.size() : dots[k];
+      if (k < nd && end == text.size()) continue;
+      if ((found = find_opcode(text.substr(0, end)))) {
+        cut = end;
+        break;
+      }
+    }
+    if (!found) fail(op_tok, "unsupported instruction '" + std::string(text.substr(0, 80)) + "'");
+    ins.op = *found;
+    // The rest: modifiers, each with its leading dot.
+    std::size_t i = cut;
+    while (i < text.size()) {
+      std::size_t j = text.find('.', i + 1);
+      if (j == std::string_view::npos) j = text.size();
+      if (j == i + 1) fail(op_tok, "empty modifier in '" + std::string(text.substr(0, 80)) + "'");
+      ins.mods.push_back(intern(text.substr(i, j - i)));
+      i = j;
+    }
+    // Operands up to ';'.
+    if (!peek().is(';')) {
+      do ins.operands.push_back(operand_with_pair());
+      while (accept(','));
+    }
+    expect(';', "at the end of an instruction");
+    const opcode_info& oi = info(ins.op);
+    if (ins.operands.size() < oi.min_operands || ins.operands.size() > oi.max_operands) {
+      std::string want = oi.min_operands == oi.max_operands
+                             ? std::to_string(oi.min_operands)
+                             : std::to_string(oi.min_operands) + " to " + std::to_string(oi.max_operands);
+      fail(op_tok, "'" + std::string(oi.name) + "' takes " + want + " operands, found " +
+                       std::to_string(ins.operands.size()));
+    }
+    auto index = static_cast<std::uint32_t>(f.instructions.size());
+    if (ins.op == opcode::bra) pending_branches_.emplace_back(index, block_stack_);
+    item(body_item_kind::instruction, index);
+    f.instructions.push_back(std::move(ins));
+  }
+
+  operand operand_with_pair() {
+    operand o = single_operand(true);
+    if (peek().is('|')) {
+      next();
+      operand p;
+      p.kind = operand_kind::pair;
+      p.elems.push_back(std::move(o));
+      p.elems.push_back(single_operand(false));
+      return p;
+    }
+    return o;
+  }
+
+  operand register_operand(const token& t) {
+    operand o;
+    o.name = intern(t.text);
+    if (auto it = reg_kind_cache_.find(o.name); it != reg_kind_cache_.end()) {
+      o.kind = it->second;
+      return o;
+    }
+    o.kind = declared(t.text, o.name) ? operand_kind::reg
+             : is_special_register(t.text) ? operand_kind::special
+                                           : operand_kind::sink;
+    if (o.kind == operand_kind::sink) fail(t, "undeclared register '" + std::string(t.text.substr(0, 60)) + "'");
+    reg_kind_cache_.emplace(o.name, o.kind);
+    return o;
+  }
+
+  bool declared(std::string_view n, std::uint32_t id) {
+    if (declared_exact_.contains(id)) return true;
+    std::size_t k = n.size();
+    while (k > 0 && n[k - 1] >= '0' && n[k - 1] <= '9') --k;
+    if (k == n.size() || k == 0) return false;
+    auto pid = m_.names.find(n.substr(0, k));
+    if (!pid) return false;
+    auto it = declared_ranges_.find(*pid);
+    if (it == declared_ranges_.end()) return false;
+    std::string_view digits = n.substr(k);
+    if (digits.size() > 1 && digits[0] == '0') return false;
+    std::uint64_t v = 0;
+    auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    return ec == std::errc{} && v < it->second;
+  }
+
+  operand single_operand(bool allow_compound) {
+    token t = peek();
+    if (t.is('{') && allow_compound) {
+      next();
+      operand v;
+      v.kind = operand_kind::vector;
+      if (!peek().is('}')) {
+        do v.elems.push_back(single_operand(false));
+        while (accept(','));
+      }
+      expect('}', "to close a vector operand");
+      return v;
+    }
+    if (t.is('(') && allow_compound) {
+      next();
+      operand v;
+      v.kind = operand_kind::list;
+      if (!peek().is(')')) {
+        do v.elems.push_back(single_operand(false));
+        while (accept(','));
+      }
+      expect(')', "to close an operand list");
+      return v;
+    }
+    if (t.is('[')) return address_operand();
+    if (t.is('!')) {
+      next();
+      token r = expect_ident("a predicate register after '!'");
+      operand o = register_operand(r);
+      o.negated = true;
+      return o;
+    }
+    if (t.is('-')) {
+      next();
+      token n = next();
+      if (n.kind != token_kind::number) fail(n, "expected a number after '-', found " + show(n));
+      return number_operand(n, true);
+    }
+    if (t.kind == token_kind::number) return number_operand(next(), false);
+    if (t.kind == token_kind::ident) {
+      next();
+      if (t.text[0] == '%') return register_operand(t);
+      operand o;
+      if (t.text == "_") return o;  // sink
+      o.kind = operand_kind::symbol;
+      o.name = intern(t.text);
+      if (peek().is('+')) {
+        next();
+        o.value = signed_offset();
+      }
+      return o;
+    }
+    fail(t, "expected an operand, found " + show(t));
+  }
+
+  // After '+' in an address or symbol offset: N, -N.
+  std::int64_t signed_offset() {
+    bool neg = accept('-');
+    token n = next();
+    std::uint64_t v = integer(n);
+    return static_cast<std::int64_t>(neg ? 0 - v : v);
+  }
+
+  operand address_operand() {
+    next();  // '['
+    operand o;
+    o.kind = operand_kind::address;
+    token t = peek();
+    if (t.kind == token_kind::ident) {
+      next();
+      if (t.text[0] == '%') {
+        operand r = register_operand(t);
+        if (r.kind != operand_kind::reg) fail(t, "a special register cannot be an address");
+        o.base = address_base::reg;
+        o.name = r.name;
+      } else {
+        o.base = address_base::symbol;
+        o.name = intern(t.text);
+      }
+      if (accept('+')) o.value = signed_offset();
+      else if (accept('-')) o.value = static_cast<std::int64_t>(0 - integer(next()));
+    } else {
+      bool neg = accept('-');
+      std::uint64_t v = integer(next());
+      o.base = address_base::none;
+      o.value = static_cast<std::int64_t>(neg ? 0 - v : v);
+    }
+    expect(']', "to close an address");
+    return o;
+  }
+
+  static std::uint64_t label_key(std::uint32_t name, std::uint32_t block) {
+    return (static_cast<std::uint64_t>(block) << 32) | name;
+  }
+
+  lexer lex_;
+  module m_;
+  std::vector<std::uint32_t> block_stack_;
+  std::vector<std::pair<std::uint32_t, std::vector<std::uint32_t>>> pending_branches_;
+  boost::unordered_flat_map<std::uint64_t, std::uint32_t> scoped_labels_;
+  function* f_ = nullptr;
+  source_loc loc_;
+  boost::unordered_flat_map<std::uint32_t, std::uint32_t> declared_ranges_;
+  boost::unordered_flat_set<std::uint32_t> declared_exact_;
+  boost::unordered_flat_map<std::uint32_t, operand_kind> reg_kind_cache_;
+};
+
+}  // namespace detail
+
+// Parses PTX text. `file` names it in diagnostics. Throws parse_error (support::diagnostic_error).
+inline module parse(std::string_view text, std::string file = "<input>") {
+  return detail::parser(text, std::move(file)).run();
+}
+
+// Reads and parses a file; a file that cannot be read is a diagnostic without a line.
+inline module parse_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw parse_error({path, {}, "cannot open file"});
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  return parse(text, path);
+}
+
+}  // namespace gpueq::ptx

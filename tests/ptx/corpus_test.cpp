@@ -1,0 +1,121 @@
+// Every PTX file we own parses, prints, and parses back to the same IR; ptxas accepts the printed
+// text when it is installed. The corpus is globbed at run time: tests/ptx/inputs (small inputs
+// generated from our own .cu files) and examples/kernels (the kernel corpus), so adding a file
+// adds a case.
+#include <gpueq/ptx.hpp>
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+using namespace gpueq;
+
+namespace {
+
+std::vector<fs::path> corpus() {
+  std::vector<fs::path> files;
+  for (const char* dir : {"tests/ptx/inputs", "examples/kernels"}) {
+    fs::path root = fs::path(GPUEQ_SOURCE_DIR) / dir;
+    if (!fs::exists(root)) continue;
+    for (auto& e : fs::recursive_directory_iterator(root))
+      if (e.is_regular_file() && e.path().extension() == ".ptx") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool have_ptxas() { return std::system("ptxas --version > /dev/null 2>&1") == 0; }
+
+}  // namespace
+
+TEST_CASE("the corpus parses and round-trips") {
+  auto files = corpus();
+  REQUIRE(files.size() >= 6);  // our own inputs at least
+  for (auto& path : files) {
+    CAPTURE(path.string());
+    ptx::module m;
+    try {
+      m = ptx::parse_file(path.string());
+    } catch (const support::diagnostic_error& e) {
+      FAIL_CHECK(e.what());
+      continue;
+    }
+    CHECK(m.kernel_count() >= 1);
+    std::string printed = ptx::print(m);
+    ptx::module again = ptx::parse(printed, path.string() + " (printed)");
+    CHECK(ptx::difference(m, again) == "");
+    CHECK(ptx::print(again) == printed);
+  }
+}
+
+TEST_CASE("ptxas accepts the printed corpus") {
+  if (!have_ptxas()) {
+    MESSAGE("ptxas not found: skipped");
+    return;
+  }
+  fs::path tmp = fs::temp_directory_path() / ("gpueq_ptx_rt_" + std::to_string(::getpid()) + ".ptx");
+  for (auto& path : corpus()) {
+    CAPTURE(path.string());
+    ptx::module m = ptx::parse_file(path.string());
+    {
+      std::ofstream out(tmp, std::ios::binary);
+      out << ptx::print(m);
+    }
+    std::string arch = m.target.empty() ? "sm_80" : std::string(m.str(m.target[0]));
+    std::string cmd = "ptxas -arch=" + arch + " '" + tmp.string() + "' -o /dev/null";
+    CHECK_MESSAGE(std::system(cmd.c_str()) == 0, cmd);
+  }
+  fs::remove(tmp);
+}
+
+TEST_CASE("mutated corpus files never crash the parser") {
+  // A cheap in-test fuzzer (the libFuzzer target in tests/fuzz goes further): flip, delete and
+  // duplicate bytes of real files; every outcome must be a module or a diagnostic_error.
+  auto files = corpus();
+  REQUIRE(!files.empty());
+  std::uint64_t state = 0x9e3779b97f4a7c15ULL;
+  auto rnd = [&] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  std::size_t parsed = 0, rejected = 0;
+  for (int round = 0; round < 400; ++round) {
+    std::string text = slurp(files[rnd() % files.size()]);
+    int edits = 1 + static_cast<int>(rnd() % 4);
+    for (int e = 0; e < edits && !text.empty(); ++e) {
+      std::size_t at = rnd() % text.size();
+      switch (rnd() % 4) {
+        case 0: text[at] = static_cast<char>(rnd() & 0xff); break;
+        case 1: text.erase(at, 1 + rnd() % 16); break;
+        case 2: text.insert(at, text.substr(rnd() % text.size(), rnd() % 32)); break;
+        default: text.resize(at); break;
+      }
+    }
+    try {
+      ptx::module m = ptx::parse(text);
+      ptx::module again = ptx::parse(ptx::print(m));
+      CHECK(ptx::difference(m, again) == "");
+      ++parsed;
+    } catch (const support::diagnostic_error& e) {
+      CHECK(e.line() >= 1);
+      ++rejected;
+    }
+  }
+  MESSAGE(parsed << " mutants parsed, " << rejected << " rejected");
+}
