@@ -28,19 +28,21 @@ inline std::vector<term_id> softmax_naive(store& s, std::uint32_t n) {
 
 // Online softmax (VOLTA Fig. 1b): running max m and denominator d, rescaled at every step.
 // `rescale = false` drops the factor exp(m_old − m_new): the classic bug.
-// `max_limit` < n computes the max over a prefix only (another bug).
+// `max_limit` < n is another bug: the outputs subtract a max taken over the first `max_limit`
+// elements only, while d was rescaled to the full max (a max over a subset that does not cancel).
 inline std::vector<term_id> softmax_online(store& s, std::uint32_t n, bool rescale = true,
                                            std::uint32_t max_limit = ~0u) {
-  term_id m = s.infinity(true), d = s.zero();
+  term_id m = s.infinity(true), d = s.zero(), subset_max = s.infinity(true);
   for (std::uint32_t i = 0; i < n; ++i) {
     term_id v = x(s, "x", i);
-    term_id new_m = i < max_limit ? s.max(m, v) : m;
+    term_id new_m = s.max(m, v);
+    if (i < max_limit) subset_max = new_m;
     term_id scale = rescale ? s.exp(s.sub(m, new_m)) : s.one();
     d = s.add(s.mul(d, scale), s.exp(s.sub(v, new_m)));
     m = new_m;
   }
   std::vector<term_id> y(n);
-  for (std::uint32_t i = 0; i < n; ++i) y[i] = s.div(s.exp(s.sub(x(s, "x", i), m)), d);
+  for (std::uint32_t i = 0; i < n; ++i) y[i] = s.div(s.exp(s.sub(x(s, "x", i), subset_max)), d);
   return y;
 }
 

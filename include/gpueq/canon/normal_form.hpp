@@ -267,24 +267,37 @@ class normal_forms {
   }
 
   // An accumulator of terms keyed by (mono, ex): the one mutable place sums are built in.
+  // Terms are appended and merged once in finish() (sort + merge: cheaper than a hash map for
+  // the long sums of accumulation chains, and the sort is needed anyway).
   struct accumulator {
-    boost::unordered_flat_map<std::uint64_t, rational> terms;
+    std::vector<poly_term> terms;
     void add(mono_id m, poly_id e, const rational& c) {
-      if (c == 0) return;
-      auto [it, inserted] = terms.try_emplace((static_cast<std::uint64_t>(m) << 32) | e, c);
-      if (!inserted) it->second += c;
+      if (c != 0) terms.push_back({m, e, c});
+    }
+    void add(mono_id m, poly_id e, rational&& c) {
+      if (c != 0) terms.push_back({m, e, std::move(c)});
     }
   };
+  static bool key_less(const poly_term& a, const poly_term& b) {
+    return a.mono != b.mono ? a.mono < b.mono : a.ex < b.ex;
+  }
   poly_id finish(accumulator& acc) {
-    std::vector<poly_term> t;
-    t.reserve(acc.terms.size());
-    for (auto& [k, c] : acc.terms)
-      if (c != 0) t.push_back({static_cast<mono_id>(k >> 32), static_cast<poly_id>(k & 0xffffffffu), std::move(c)});
-    acc.terms.clear();
-    std::sort(t.begin(), t.end(), [](const poly_term& a, const poly_term& b) {
-      return a.mono != b.mono ? a.mono < b.mono : a.ex < b.ex;
-    });
-    return intern_poly(t);
+    auto& t = acc.terms;
+    std::sort(t.begin(), t.end(), key_less);
+    std::size_t out = 0;
+    for (std::size_t i = 0; i < t.size();) {
+      std::size_t j = i + 1;
+      while (j < t.size() && t[j].mono == t[i].mono && t[j].ex == t[i].ex) t[i].coefficient += t[j++].coefficient;
+      if (t[i].coefficient != 0) {
+        if (out != i) t[out] = std::move(t[i]);
+        ++out;
+      }
+      i = j;
+    }
+    t.resize(out);
+    poly_id r = intern_poly(t);
+    t.clear();
+    return r;
   }
 
   poly_id poly_add(poly_id a, poly_id b) {
@@ -324,13 +337,16 @@ class normal_forms {
     return intern_poly(out);
   }
 
-  // a · (c · m · e^h), a unit.
+  // a · (c · m · e^h), a unit. Multiplying by a unit is injective on (mono, ex), so no terms
+  // merge: map every term and sort.
   poly_id poly_times_unit(poly_id a, const rational& c, mono_id m, poly_id h) {
     if (a == zero_poly) return zero_poly;
     if (m == unit_mono && h == zero_poly) return poly_scale(a, c);
-    accumulator acc;
-    for (auto& t : terms(a)) acc.add(mono_mul(t.mono, m), poly_add(t.ex, h), t.coefficient * c);
-    return finish(acc);
+    std::vector<poly_term> out;
+    out.reserve(terms(a).size());
+    for (auto& t : terms(a)) out.push_back({mono_mul(t.mono, m), poly_add(t.ex, h), c == 1 ? t.coefficient : t.coefficient * c});
+    std::sort(out.begin(), out.end(), key_less);
+    return intern_poly(out);
   }
 
   poly_id poly_mul(poly_id a, poly_id b) {
@@ -338,6 +354,10 @@ class normal_forms {
     if (a == one_poly_) return b;
     if (b == one_poly_) return a;
     if (terms(a).size() > terms(b).size()) std::swap(a, b);
+    if (terms(a).size() == 1) {
+      const poly_term& u = terms(a)[0];
+      return poly_times_unit(b, u.coefficient, u.mono, u.ex);
+    }
     std::uint64_t key = (static_cast<std::uint64_t>(a) << 32) | b;
     auto it = mul_memo_.find(key);
     if (it != mul_memo_.end()) return it->second;
@@ -410,9 +430,12 @@ class normal_forms {
   }
   fraction mul_fractions(const fraction& a, const fraction& b) {
     if (a.num == zero_poly || b.num == zero_poly) return {zero_poly, one_poly_};
+    if (a.num == one_poly_ && a.den == one_poly_) return b;
+    if (b.num == one_poly_ && b.den == one_poly_) return a;
     return normalize(poly_mul(a.num, b.num), poly_mul(a.den, b.den));
   }
   fraction pow_fraction(fraction a, std::int64_t e) {
+    if (e == 1) return a;
     if (e < 0) {
       if (a.num == zero_poly) throw term::term_error("division by zero");
       a = normalize(a.den, a.num);
@@ -450,6 +473,39 @@ class normal_forms {
   fraction canonical_atom(term_id t);
   std::size_t child_count(term_id t) const;
   term_id child(term_id t, std::size_t i) const;
+  // Constants, inputs and products of inputs (a·b, 2·x²/y) are the bulk of accumulation chains:
+  // their forms are built directly from the term, without visiting or memoizing them.
+  bool is_monomial(term_id t) const {
+    term::kind k = s_.kind_of(t);
+    if (k == term::kind::input || k == term::kind::constant) return true;
+    if (k != term::kind::mul) return false;
+    for (auto f : s_.product_entries(t))
+      if (s_.kind_of(f.base) != term::kind::input) return false;
+    return true;
+  }
+  // The monomial of an input or a product of inputs (without the product's coefficient).
+  mono_id monomial_of(term_id t) {
+    mono_scratch_.clear();
+    if (s_.kind_of(t) == term::kind::input) {
+      mono_scratch_.push_back({t, 1});
+    } else {
+      for (auto f : s_.product_entries(t)) mono_scratch_.push_back({f.base, f.exponent});
+      std::sort(mono_scratch_.begin(), mono_scratch_.end(),
+                [](const mono_factor& a, const mono_factor& b) { return a.atom < b.atom; });
+    }
+    return intern_mono(mono_scratch_);
+  }
+  fraction monomial_form(term_id t) {
+    switch (s_.kind_of(t)) {
+      case term::kind::constant: return constant_fraction(s_.value_of(t));
+      case term::kind::input: return atom_fraction(t);
+      default: break;
+    }
+    poly_term one{monomial_of(t), zero_poly, s_.product_coefficient(t)};
+    return {intern_poly(std::span<const poly_term>(&one, 1)), one_poly_};
+  }
+  fraction form(term_id t) { return is_monomial(t) ? monomial_form(t) : memo_.at(t); }
+
   bool inlinable(term_id t) const {
     auto it = parents_.find(t);
     return s_.kind_of(t) == term::kind::add && it != parents_.end() && it->second == 1 && !memo_.contains(t);
@@ -473,6 +529,7 @@ class normal_forms {
   boost::unordered_flat_map<poly_id, term_id> poly_term_memo_;
   // Parent counts within the cone being normalized: sums used once by a sum are inlined.
   boost::unordered_flat_map<term_id, std::uint32_t> parents_;
+  std::vector<mono_factor> mono_scratch_;
 };
 
 inline std::size_t normal_forms::child_count(term_id t) const {
@@ -500,6 +557,7 @@ inline term_id normal_forms::child(term_id t, std::size_t i) const {
 }
 
 inline fraction normal_forms::of(term_id root) {
+  if (is_monomial(root)) return monomial_form(root);
   if (auto it = memo_.find(root); it != memo_.end()) return it->second;
   // Pass 1: an iterative DFS over the part of the DAG not yet normalized, giving a post-order and
   // parent counts. A reference from anything but a sum counts twice, so "count 1" means "used
@@ -523,7 +581,8 @@ inline fraction normal_forms::of(term_id root) {
     frame& f = frames.back();
     if (f.next < f.count) {
       term_id c = child(f.t, f.next++);
-      parents_[c] += f.sum ? 1 : 2;
+      if (is_monomial(c)) continue;  // built on the fly: never visited nor memoized
+      if (s_.kind_of(c) == term::kind::add) parents_[c] += f.sum ? 1 : 2;
       if (!memo_.contains(c) && seen.insert(c).second) frames.push_back(open(c));
       continue;
     }
@@ -549,11 +608,11 @@ inline fraction normal_forms::compute(term_id t) {
     case kind::add: return compute_sum(t);
     case kind::mul: {
       fraction r = constant_fraction(s_.product_coefficient(t));
-      for (auto f : s_.product_entries(t)) r = mul_fractions(r, pow_fraction(memo_.at(f.base), f.exponent));
+      for (auto f : s_.product_entries(t)) r = mul_fractions(r, pow_fraction(form(f.base), f.exponent));
       return r;
     }
     case kind::exp: {
-      fraction a = memo_.at(s_.arg(t));
+      fraction a = form(s_.arg(t));
       poly_id e = a.den == one_poly_ ? a.num : exponent_of(s_.arg(t));
       std::vector<poly_term> one{{unit_mono, e, rational(1)}};
       return {intern_poly(one), one_poly_};
@@ -588,7 +647,16 @@ inline normal_forms::sum_parts normal_forms::parts_of_sum(term_id t) {
         work.emplace_back(e.term, std::move(c));
         continue;
       }
-      const fraction& f = memo_.at(e.term);
+      if (s_.kind_of(e.term) == term::kind::constant) {
+        c0 += c * s_.value_of(e.term);
+        continue;
+      }
+      if (is_monomial(e.term)) {  // the bulk of a chain: its monomial goes straight in
+        if (s_.kind_of(e.term) == term::kind::mul) c *= s_.product_coefficient(e.term);
+        plain.add(monomial_of(e.term), zero_poly, std::move(c));
+        continue;
+      }
+      const fraction f = form(e.term);
       accumulator& acc = f.den == one_poly_ ? plain : group_for(f.den);
       for (auto& x : terms(f.num)) acc.add(x.mono, x.ex, x.coefficient * c);
     }
@@ -624,7 +692,7 @@ inline poly_id normal_forms::exponent_of(term_id a) {
   if (s_.kind_of(a) == term::kind::add) {
     parts = parts_of_sum(a);
   } else {
-    const fraction& f = memo_.contains(a) ? memo_.at(a) : (memo_.emplace(a, compute(a)).first->second);
+    const fraction f = is_monomial(a) || memo_.contains(a) ? form(a) : memo_.emplace(a, compute(a)).first->second;
     parts.polynomial = f.den == one_poly_ ? f.num : zero_poly;
     if (f.den != one_poly_) parts.fractions.push_back(f);
   }
@@ -649,7 +717,7 @@ inline poly_id normal_forms::exponent_of(term_id a) {
 inline fraction normal_forms::canonical_atom(term_id t) {
   using term::kind;
   std::vector<term_id> args;
-  for (term_id a : s_.args(t)) args.push_back(to_term(memo_.at(a)));
+  for (term_id a : s_.args(t)) args.push_back(to_term(form(a)));
   term_id u;
   switch (s_.kind_of(t)) {
     case kind::exp: u = s_.exp(args[0]); break;
