@@ -7,3 +7,4 @@
 #include <gpueq/ptx/lexer.hpp>
 #include <gpueq/ptx/parser.hpp>
 #include <gpueq/ptx/printer.hpp>
+#include <gpueq/ptx/lift.hpp>

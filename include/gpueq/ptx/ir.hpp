@@ -10,6 +10,7 @@
 #include <boost/container/small_vector.hpp>
 #include <boost/unordered/unordered_flat_map.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -154,6 +155,25 @@ inline std::optional<opcode> find_opcode(std::string_view s) {
     return t;
   }();
   if (auto it = table.find(s); it != table.end()) return it->second;
+  return std::nullopt;
+}
+
+// The opcode named by the longest dotted prefix of `text` (`cp.async.ca.shared.global` ->
+// cp_async) and where its modifiers begin, or nullopt.
+struct opcode_match {
+  opcode op;
+  std::size_t modifiers_at;  // index of the '.' that starts the first modifier, or text.size()
+};
+inline std::optional<opcode_match> match_opcode(std::string_view text) {
+  std::size_t dots[5];
+  std::size_t nd = 0;
+  for (std::size_t i = 0; i < text.size() && nd < 5; ++i)
+    if (text[i] == '.') dots[nd++] = i;
+  // Candidates: the whole text when it has at most 4 dots, then each prefix before a dot.
+  if (nd < 5)
+    if (auto op = find_opcode(text)) return opcode_match{*op, text.size()};
+  for (std::size_t k = std::min<std::size_t>(nd, 4); k-- > 0;)
+    if (auto op = find_opcode(text.substr(0, dots[k]))) return opcode_match{*op, dots[k]};
   return std::nullopt;
 }
 

@@ -568,22 +568,10 @@ class parser {
     ins.guard = guard;
     // Longest dotted prefix that names an opcode.
     std::string_view text = op_tok.text;
-    std::size_t dots[8];
-    std::size_t nd = 0;
-    for (std::size_t i = 0; i < text.size() && nd < 8; ++i)
-      if (text[i] == '.') dots[nd++] = i;
-    std::optional<opcode> found;
-    std::size_t cut = text.size();
-    for (std::size_t k = std::min<std::size_t>(nd, 4) + 1; k-- > 0;) {
-      std::size_t end = k == nd ? text.size() : dots[k];
-      if (k < nd && end == text.size()) continue;
-      if ((found = find_opcode(text.substr(0, end)))) {
-        cut = end;
-        break;
-      }
-    }
+    auto found = match_opcode(text);
     if (!found) fail(op_tok, "unsupported instruction '" + std::string(text.substr(0, 80)) + "'");
-    ins.op = *found;
+    ins.op = found->op;
+    std::size_t cut = found->modifiers_at;
     // The rest: modifiers, each with its leading dot.
     std::size_t i = cut;
     while (i < text.size()) {

@@ -1,0 +1,517 @@
+// Idiom lifting: rewrite the instruction sequences nvcc emits for math-library functions (expf's
+// range reduction, __expf's multiply by log2(e) then ex2, tanhf's two-range approximation, ...)
+// into one `gpueq.lifted.<fn>` pseudo-instruction computing the exact real function, keeping the
+// source lines. gpueq treats tensor values as reals, so `expf(x)` must become exp(x), not the
+// float arithmetic that approximates it.
+//
+// Recognition is by data flow and table-driven: each idiom is a small DAG written in PTX-like
+// text (idiom_table() below); matching starts at a root instruction and follows each operand to
+// its unique definition. A constant operand matches an immediate or a register whose unique
+// definition is a `mov` of that constant (nvcc materializes many constants that way). `.ftz` is
+// ignored when comparing modifiers; the first two operands of add/mul/fma/min/max commute.
+// A match is rewritten only when it is safe: every instruction of it is unguarded and in one
+// basic block, inputs are not redefined inside it, and no intermediate result is used outside it
+// (constants shared with other code keep their `mov`).
+//
+//   ptx::lift_report r = ptx::lift(module);   // rewrites module in place
+#pragma once
+
+#include <gpueq/ptx/ir.hpp>
+
+#include <boost/unordered/unordered_flat_map.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpueq::ptx {
+
+// One idiom of the table, in text form.
+struct idiom_def {
+  std::string_view name;     // "expf", "__expf", ...
+  real_function fn;          // what the root computes
+  std::string_view inputs;   // the pattern variables that are the function's arguments: "x" or "x y"
+  std::string_view pattern;  // lines `dst = opcode.mods src, src, ...`; the last line is the root
+};
+
+// The idioms, largest first (a smaller idiom inside a larger one must not fire first). Patterns
+// are written from nvcc 13 output for sm_80 with and without -use_fast_math
+// (tests/ptx/inputs/idioms.cu).
+inline const std::vector<idiom_def>& idiom_table() {
+  static const std::vector<idiom_def> table = {
+      {"expf", real_function::exp, "x", R"(
+          a = fma.rn.f32 x, 0f3BBB989D, 0f3F000000
+          b = cvt.sat.f32.f32 a
+          c = fma.rm.f32 b, 0f437C0000, 0f4B400001
+          d = add.f32 c, 0fCB40007F
+          e = neg.f32 d
+          f = fma.rn.f32 x, 0f3FB8AA3B, e
+          g = fma.rn.f32 x, 0f32A57060, f
+          h = mov.b32 c
+          i = shl.b32 h, 23
+          j = mov.b32 i
+          k = ex2.approx.f32 g
+          r = mul.f32 k, j)"},
+      {"tanhf", real_function::tanh, "x", R"(
+          a = abs.f32 x
+          b = mul.f32 a, 0f4038AA3B
+          c = ex2.approx.f32 b
+          d = add.f32 c, 0f3F800000
+          e = rcp.approx.f32 d
+          g = fma.rn.f32 e, 0fC0000000, 0f3F800000
+          p = setp.ge.f32 a, 0f41102CB4
+          h = selp.f32 0f3F800000, g, p
+          i = copysign.f32 x, h
+          j = mul.f32 x, x
+          k = fma.rn.f32 0f3C80F082, j, 0fBD563CAE
+          l = fma.rn.f32 k, j, 0f3E085941
+          n = fma.rn.f32 l, j, 0fBEAAA9ED
+          o = fma.rn.f32 n, j, 0f00000000
+          q = fma.rn.f32 o, x, x
+          s = setp.ge.f32 a, 0f3F19999A
+          r = selp.f32 i, q, s)"},
+      {"__expf", real_function::exp, "x", R"(
+          t = mul.f32 x, 0f3FB8AA3B
+          r = ex2.approx.f32 t)"},
+      {"__logf", real_function::log, "x", R"(
+          t = lg2.approx.f32 x
+          r = mul.f32 t, 0f3F317218)"},
+      {"exp2f", real_function::exp2, "x", "r = ex2.approx.f32 x"},
+      {"log2f", real_function::log2, "x", "r = lg2.approx.f32 x"},
+      {"rsqrtf", real_function::rsqrt, "x", "r = rsqrt.approx.f32 x"},
+      {"sqrtf", real_function::sqrt, "x", "r = sqrt.rn.f32 x"},
+      {"sqrtf (approx)", real_function::sqrt, "x", "r = sqrt.approx.f32 x"},
+      {"sqrt", real_function::sqrt, "x", "r = sqrt.rn.f64 x"},
+      {"tanhf (approx)", real_function::tanh, "x", "r = tanh.approx.f32 x"},
+      {"division", real_function::div, "x y", "r = div.rn.f32 x, y"},
+      {"division (full)", real_function::div, "x y", "r = div.full.f32 x, y"},
+      {"__fdividef", real_function::div, "x y", "r = div.approx.f32 x, y"},
+      {"division (f64)", real_function::div, "x y", "r = div.rn.f64 x, y"},
+      {"reciprocal", real_function::rcp, "x", "r = rcp.rn.f32 x"},
+      {"reciprocal (approx)", real_function::rcp, "x", "r = rcp.approx.f32 x"},
+      {"reciprocal (f64)", real_function::rcp, "x", "r = rcp.rn.f64 x"},
+  };
+  return table;
+}
+
+// One rewrite the pass made.
+struct lifted_idiom {
+  std::string name;  // the idiom's name in the table
+  real_function fn;
+  std::uint32_t function = 0;     // index into module::functions
+  std::uint32_t instruction = 0;  // index of the gpueq.lifted instruction after the rewrite
+  std::uint32_t line = 0;         // PTX line of the root instruction
+  source_loc loc;                 // its CUDA source line
+  std::vector<std::uint32_t> lines;  // PTX lines of every instruction it replaced
+};
+
+struct lift_report {
+  std::vector<lifted_idiom> idioms;
+};
+
+namespace detail {
+
+struct pattern_operand {
+  enum kind_t : std::uint8_t { var, node, f32, integer } kind = var;
+  std::uint32_t index = 0;  // variable or node index
+  std::int64_t value = 0;
+};
+
+struct pattern_node {
+  opcode op = opcode::mov;
+  std::vector<std::string> mods;  // without .ftz
+  std::vector<pattern_operand> srcs;
+  bool commutative = false;
+};
+
+struct pattern {
+  const idiom_def* def = nullptr;
+  std::vector<pattern_node> nodes;   // the root is last
+  std::vector<std::string> vars;     // pattern variables
+  std::vector<std::uint32_t> inputs; // variable indices of the function's arguments
+};
+
+inline std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+// Compiles the text of an idiom; a malformed table entry is a programming error (logic_error).
+inline pattern compile(const idiom_def& d) {
+  pattern p;
+  p.def = &d;
+  std::vector<std::string> node_names;
+  auto bad = [&](std::string_view why) {
+    throw std::logic_error("idiom '" + std::string(d.name) + "': " + std::string(why));
+  };
+  auto var_index = [&](std::string_view n) {
+    for (std::size_t i = 0; i < p.vars.size(); ++i)
+      if (p.vars[i] == n) return static_cast<std::uint32_t>(i);
+    p.vars.emplace_back(n);
+    return static_cast<std::uint32_t>(p.vars.size() - 1);
+  };
+  std::string_view text = d.pattern;
+  while (!text.empty()) {
+    std::size_t nl = text.find('\n');
+    std::string_view line = trim(text.substr(0, nl));
+    text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
+    if (line.empty()) continue;
+    std::size_t eq = line.find('=');
+    if (eq == std::string_view::npos) bad("missing '='");
+    std::string_view dst = trim(line.substr(0, eq));
+    std::string_view rest = trim(line.substr(eq + 1));
+    std::size_t sp = rest.find(' ');
+    std::string_view opc = rest.substr(0, sp);
+    std::string_view args = sp == std::string_view::npos ? std::string_view{} : rest.substr(sp + 1);
+    auto m = match_opcode(opc);
+    if (!m) bad("unknown opcode");
+    pattern_node n;
+    n.op = m->op;
+    for (std::size_t i = m->modifiers_at; i < opc.size();) {
+      std::size_t j = opc.find('.', i + 1);
+      if (j == std::string_view::npos) j = opc.size();
+      std::string mod(opc.substr(i, j - i));
+      if (mod != ".ftz") n.mods.push_back(mod);
+      i = j;
+    }
+    n.commutative = n.op == opcode::add || n.op == opcode::mul || n.op == opcode::fma ||
+                    n.op == opcode::min || n.op == opcode::max;
+    while (!args.empty()) {
+      std::size_t comma = args.find(',');
+      std::string_view a = trim(args.substr(0, comma));
+      args = comma == std::string_view::npos ? std::string_view{} : args.substr(comma + 1);
+      pattern_operand o;
+      if (a.size() == 10 && a[0] == '0' && a[1] == 'f') {
+        o.kind = pattern_operand::f32;
+        o.value = static_cast<std::int64_t>(std::stoull(std::string(a.substr(2)), nullptr, 16));
+      } else if (!a.empty() && (a[0] == '-' || (a[0] >= '0' && a[0] <= '9'))) {
+        o.kind = pattern_operand::integer;
+        o.value = std::stoll(std::string(a));
+      } else {
+        auto it = std::find(node_names.begin(), node_names.end(), a);
+        if (it != node_names.end()) {
+          o.kind = pattern_operand::node;
+          o.index = static_cast<std::uint32_t>(it - node_names.begin());
+        } else {
+          o.kind = pattern_operand::var;
+          o.index = var_index(a);
+        }
+      }
+      n.srcs.push_back(o);
+    }
+    node_names.emplace_back(dst);
+    p.nodes.push_back(std::move(n));
+  }
+  if (p.nodes.empty()) bad("empty pattern");
+  std::string_view in = d.inputs;
+  while (!(in = trim(in)).empty()) {
+    std::size_t s = in.find(' ');
+    std::string_view v = in.substr(0, s);
+    in = s == std::string_view::npos ? std::string_view{} : in.substr(s);
+    auto it = std::find(p.vars.begin(), p.vars.end(), v);
+    if (it == p.vars.end()) bad("input is not a pattern variable");
+    p.inputs.push_back(static_cast<std::uint32_t>(it - p.vars.begin()));
+  }
+  return p;
+}
+
+inline const std::vector<pattern>& compiled_idioms() {
+  static const std::vector<pattern> patterns = [] {
+    std::vector<pattern> v;
+    for (auto& d : idiom_table()) v.push_back(compile(d));
+    return v;
+  }();
+  return patterns;
+}
+
+// Register definitions and occurrences of one function (dead instructions skipped).
+struct dataflow {
+  static constexpr std::uint32_t none = 0xffffffffu;
+  static constexpr std::uint32_t many = 0xfffffffeu;
+  boost::unordered_flat_map<std::uint32_t, std::uint32_t> def;          // reg -> instruction, or many
+  boost::unordered_flat_map<std::uint32_t, std::uint32_t> occurrences;  // reg -> count
+
+  static void regs_of(const operand& o, auto&& f) {
+    if (o.kind == operand_kind::reg) f(o.name);
+    else if (o.kind == operand_kind::address && o.base == address_base::reg) f(o.name);
+    for (auto& e : o.elems) regs_of(e, f);
+  }
+
+  void build(const function& fn, const std::vector<bool>& dead) {
+    def.clear();
+    occurrences.clear();
+    for (std::uint32_t i = 0; i < fn.instructions.size(); ++i) {
+      if (dead[i]) continue;
+      const instruction& ins = fn.instructions[i];
+      if (ins.guarded) ++occurrences[ins.guard];
+      for (auto& o : ins.operands) regs_of(o, [&](std::uint32_t r) { ++occurrences[r]; });
+      // Operand 0 counts as a definition for every opcode: over-counting definitions only makes
+      // matching more conservative.
+      if (!ins.operands.empty()) {
+        const operand& d = ins.operands[0];
+        if (d.kind == operand_kind::reg || d.kind == operand_kind::vector || d.kind == operand_kind::pair)
+          regs_of(d, [&](std::uint32_t r) {
+            auto [it, fresh] = def.emplace(r, i);
+            if (!fresh) it->second = many;
+          });
+      }
+    }
+  }
+  std::uint32_t unique_def(std::uint32_t reg) const {
+    auto it = def.find(reg);
+    return it == def.end() ? none : it->second;
+  }
+};
+
+class matcher {
+ public:
+  matcher(const module& m, const function& f, const dataflow& df, const std::vector<bool>& dead, const pattern& p)
+      : m_(m), f_(f), df_(df), dead_(dead), p_(p) {}
+
+  struct state {
+    std::vector<std::uint32_t> node_ins;
+    std::vector<std::optional<operand>> vars;
+    std::vector<std::uint32_t> const_movs;
+  };
+
+  bool match_root(std::uint32_t idx) {
+    s_.node_ins.assign(p_.nodes.size(), dataflow::none);
+    s_.vars.assign(p_.vars.size(), std::nullopt);
+    s_.const_movs.clear();
+    return node(static_cast<std::uint32_t>(p_.nodes.size() - 1), idx);
+  }
+  const state& result() const { return s_; }
+
+ private:
+  bool mods_match(const instruction& ins, const pattern_node& n) const {
+    std::size_t k = 0;
+    for (auto id : ins.mods) {
+      std::string_view s = m_.str(id);
+      if (s == ".ftz") continue;
+      if (k >= n.mods.size() || n.mods[k] != s) return false;
+      ++k;
+    }
+    return k == n.mods.size();
+  }
+
+  bool node(std::uint32_t n, std::uint32_t idx) {
+    if (idx >= f_.instructions.size() || dead_[idx]) return false;
+    if (s_.node_ins[n] != dataflow::none) return s_.node_ins[n] == idx;
+    for (auto other : s_.node_ins)
+      if (other == idx) return false;  // one instruction plays one node
+    const instruction& ins = f_.instructions[idx];
+    const pattern_node& pn = p_.nodes[n];
+    if (ins.op != pn.op || ins.guarded || ins.operands.size() != pn.srcs.size() + 1) return false;
+    if (ins.operands[0].kind != operand_kind::reg || !mods_match(ins, pn)) return false;
+    s_.node_ins[n] = idx;
+    state saved = s_;
+    if (sources(pn, ins, false)) return true;
+    s_ = saved;
+    if (pn.commutative && pn.srcs.size() >= 2 && sources(pn, ins, true)) return true;
+    s_ = saved;
+    s_.node_ins[n] = dataflow::none;
+    return false;
+  }
+
+  bool sources(const pattern_node& pn, const instruction& ins, bool swap) {
+    for (std::size_t k = 0; k < pn.srcs.size(); ++k) {
+      std::size_t j = swap && k < 2 ? 1 - k : k;
+      if (!source(pn.srcs[k], ins.operands[j + 1])) return false;
+    }
+    return true;
+  }
+
+  // A constant: the immediate, or a register whose unique definition moves that immediate.
+  bool constant(operand_kind kind, std::int64_t value, const operand& o) {
+    if (o.kind == kind && o.value == value && !o.negated) return true;
+    if (o.kind != operand_kind::reg || o.negated) return false;
+    std::uint32_t d = df_.unique_def(o.name);
+    if (d >= f_.instructions.size() || dead_[d]) return false;
+    const instruction& mv = f_.instructions[d];
+    if (mv.op != opcode::mov || mv.guarded || mv.operands.size() != 2) return false;
+    const operand& src = mv.operands[1];
+    if (src.kind != kind || src.value != value) return false;
+    if (std::find(s_.const_movs.begin(), s_.const_movs.end(), d) == s_.const_movs.end()) s_.const_movs.push_back(d);
+    return true;
+  }
+
+  bool source(const pattern_operand& po, const operand& o) {
+    switch (po.kind) {
+      case pattern_operand::var: {
+        if (o.kind == operand_kind::address || o.kind == operand_kind::vector || o.kind == operand_kind::pair ||
+            o.kind == operand_kind::list || o.kind == operand_kind::sink || o.negated)
+          return false;
+        auto& slot = s_.vars[po.index];
+        if (!slot) {
+          slot = o;
+          return true;
+        }
+        return *slot == o;
+      }
+      case pattern_operand::node:
+        if (o.kind != operand_kind::reg || o.negated) return false;
+        return node(po.index, df_.unique_def(o.name));
+      case pattern_operand::f32: return constant(operand_kind::imm_f32, po.value, o);
+      case pattern_operand::integer: return constant(operand_kind::imm_int, po.value, o);
+    }
+    return false;
+  }
+
+  const module& m_;
+  const function& f_;
+  const dataflow& df_;
+  const std::vector<bool>& dead_;
+  const pattern& p_;
+  state s_;
+};
+
+// Removes dead instructions, remapping labels, branch targets and the body order.
+inline void compact(function& f, const std::vector<bool>& dead) {
+  std::vector<std::uint32_t> new_index(f.instructions.size() + 1);
+  std::uint32_t n = 0;
+  for (std::size_t i = 0; i < f.instructions.size(); ++i) {
+    new_index[i] = n;
+    if (!dead[i]) ++n;
+  }
+  new_index[f.instructions.size()] = n;
+  std::vector<instruction> kept;
+  kept.reserve(n);
+  for (std::size_t i = 0; i < f.instructions.size(); ++i)
+    if (!dead[i]) kept.push_back(std::move(f.instructions[i]));
+  for (auto& ins : kept)
+    if (ins.target != instruction::no_target) ins.target = new_index[ins.target];
+  for (auto& [label, at] : f.labels) at = new_index[at];
+  std::vector<body_item> body;
+  body.reserve(f.body.size());
+  for (auto it : f.body) {
+    if (it.kind == body_item_kind::instruction) {
+      if (dead[it.index]) continue;
+      it.index = new_index[it.index];
+    }
+    body.push_back(it);
+  }
+  f.instructions = std::move(kept);
+  f.body = std::move(body);
+}
+
+}  // namespace detail
+
+// Lifts every idiom of the table in every function of `m`, in place.
+inline lift_report lift(module& m) {
+  lift_report report;
+  const auto& patterns = detail::compiled_idioms();
+  for (std::uint32_t fi = 0; fi < m.functions.size(); ++fi) {
+    function& f = m.functions[fi];
+    if (f.instructions.empty()) continue;
+    std::vector<bool> dead(f.instructions.size(), false);
+    // Instructions that start a basic block: label targets.
+    std::vector<bool> leader(f.instructions.size() + 1, false);
+    for (auto& [label, at] : f.labels) leader[at] = true;
+    detail::dataflow df;
+    df.build(f, dead);
+    std::vector<std::size_t> found;  // indices into report.idioms of this function
+    for (const detail::pattern& p : patterns) {
+      opcode root_op = p.nodes.back().op;
+      for (std::uint32_t i = 0; i < f.instructions.size(); ++i) {
+        if (dead[i] || f.instructions[i].op != root_op) continue;
+        detail::matcher mt(m, f, df, dead, p);
+        if (!mt.match_root(i)) continue;
+        const auto& st = mt.result();
+        std::vector<std::uint32_t> all(st.node_ins.begin(), st.node_ins.end());
+        all.insert(all.end(), st.const_movs.begin(), st.const_movs.end());
+        std::uint32_t first = *std::min_element(all.begin(), all.end());
+        if (*std::max_element(all.begin(), all.end()) != i) continue;  // the root must come last
+        // One basic block, no control flow inside, inputs not redefined inside.
+        bool ok = true;
+        for (std::uint32_t k = first; k <= i && ok; ++k) {
+          if (k > first && leader[k]) ok = false;
+          const instruction& ins = f.instructions[k];
+          if (dead[k]) continue;
+          if (k < i && (ins.op == opcode::bra || ins.op == opcode::call || ins.op == opcode::ret ||
+                        ins.op == opcode::exit || ins.op == opcode::brx_idx))
+            ok = false;
+          if (k > first && !ins.operands.empty() && std::find(all.begin(), all.end(), k) == all.end())
+            for (auto& v : st.vars)
+              if (v && v->kind == operand_kind::reg) {
+                const operand& d = ins.operands[0];
+                detail::dataflow::regs_of(d, [&](std::uint32_t r) { ok = ok && r != v->name; });
+              }
+        }
+        if (!ok) continue;
+        // Intermediate results must be used only inside the idiom.
+        auto inside = [&](std::uint32_t reg) {
+          std::uint32_t n = 0;
+          for (auto k : all) {
+            const instruction& ins = f.instructions[k];
+            if (ins.guarded && ins.guard == reg) ++n;
+            for (auto& o : ins.operands) detail::dataflow::regs_of(o, [&](std::uint32_t r) { n += r == reg; });
+          }
+          return n;
+        };
+        auto total = [&](std::uint32_t reg) {
+          auto it = df.occurrences.find(reg);
+          return it == df.occurrences.end() ? 0u : it->second;
+        };
+        for (std::size_t n = 0; n + 1 < st.node_ins.size() && ok; ++n) {
+          std::uint32_t reg = f.instructions[st.node_ins[n]].operands[0].name;
+          if (inside(reg) != total(reg)) ok = false;
+        }
+        if (!ok) continue;
+        // Rewrite: the root becomes the lifted instruction; the rest dies.
+        lifted_idiom li;
+        li.name = std::string(p.def->name);
+        li.fn = p.def->fn;
+        li.function = fi;
+        li.line = f.instructions[i].line;
+        li.loc = f.instructions[i].loc;
+        for (auto k : all) li.lines.push_back(f.instructions[k].line);
+        std::sort(li.lines.begin(), li.lines.end());
+        li.lines.erase(std::unique(li.lines.begin(), li.lines.end()), li.lines.end());
+        instruction& root = f.instructions[i];
+        instruction lifted;
+        lifted.op = opcode::lifted;
+        lifted.lifted_fn = p.def->fn;
+        std::string_view type = last_type(m, root);
+        if (!type.empty()) lifted.mods.push_back(m.names.intern(type));
+        lifted.operands.push_back(root.operands[0]);
+        for (auto v : p.inputs) lifted.operands.push_back(*st.vars[v]);
+        lifted.line = root.line;
+        lifted.column = root.column;
+        lifted.loc = root.loc;
+        lifted.inline_asm = root.inline_asm;
+        lifted.lifted_lines = li.lines;
+        for (std::size_t n = 0; n + 1 < st.node_ins.size(); ++n) dead[st.node_ins[n]] = true;
+        for (auto k : st.const_movs) {
+          std::uint32_t reg = f.instructions[k].operands[0].name;
+          if (inside(reg) == total(reg)) dead[k] = true;
+        }
+        root = std::move(lifted);
+        li.instruction = i;  // remapped after compaction
+        found.push_back(report.idioms.size());
+        report.idioms.push_back(std::move(li));
+        df.build(f, dead);
+      }
+    }
+    if (!found.empty()) {
+      std::vector<std::uint32_t> new_index(f.instructions.size());
+      std::uint32_t n = 0;
+      for (std::size_t i = 0; i < f.instructions.size(); ++i) {
+        new_index[i] = n;
+        if (!dead[i]) ++n;
+      }
+      for (auto k : found) report.idioms[k].instruction = new_index[report.idioms[k].instruction];
+      detail::compact(f, dead);
+    }
+  }
+  std::stable_sort(report.idioms.begin(), report.idioms.end(), [](const lifted_idiom& a, const lifted_idiom& b) {
+    return a.function != b.function ? a.function < b.function : a.instruction < b.instruction;
+  });
+  return report;
+}
+
+}  // namespace gpueq::ptx
