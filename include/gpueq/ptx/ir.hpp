@@ -204,6 +204,11 @@ struct operand {
   std::int64_t value = 0;  // immediate value or bits; offset for symbol and address
   std::vector<operand> elems;
 
+  operand() = default;
+  operand(const operand&) = default;
+  operand(operand&&) noexcept = default;
+  operand& operator=(const operand&) = default;
+  operand& operator=(operand&&) noexcept = default;
   friend bool operator==(const operand&, const operand&) = default;
 };
 
@@ -241,6 +246,13 @@ struct instruction {
   std::uint32_t target = no_target;
   static constexpr std::uint32_t no_target = 0xffffffffu;
   std::vector<std::uint32_t> lifted_lines;
+
+  // noexcept moves: std::vector<instruction> then moves (not copies) when it grows.
+  instruction() = default;
+  instruction(const instruction&) = default;
+  instruction(instruction&&) noexcept = default;
+  instruction& operator=(const instruction&) = default;
+  instruction& operator=(instruction&&) noexcept = default;
 
   // Same operation and operands; positions and source lines are not compared.
   bool same_as(const instruction& o) const {

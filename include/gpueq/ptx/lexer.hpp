@@ -32,6 +32,29 @@ struct token {
   bool is(char c) const { return kind == token_kind::punct && text.size() == 1 && text[0] == c; }
 };
 
+namespace detail {
+
+// Character classes by table: the lexer's inner loops test one byte per step.
+enum : std::uint8_t { c_start = 1, c_ident = 2, c_alnum = 4 };
+constexpr std::uint8_t char_class(unsigned char c) {
+  std::uint8_t k = 0;
+  bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+  bool digit = c >= '0' && c <= '9';
+  if (letter || c == '$' || c == '%') k |= c_start;
+  if (letter || digit || c == '$' || c == '.') k |= c_ident;
+  if (letter || digit || c == '.') k |= c_alnum;
+  return k;
+}
+struct class_table {
+  std::uint8_t v[256];
+  constexpr class_table() : v{} {
+    for (int i = 0; i < 256; ++i) v[i] = char_class(static_cast<unsigned char>(i));
+  }
+};
+inline constexpr class_table char_classes{};
+
+}  // namespace detail
+
 class lexer {
  public:
   lexer(std::string_view src, std::string file = {}) : src_(src), file_(std::move(file)) { advance(); }
@@ -51,16 +74,9 @@ class lexer {
   }
 
  private:
-  static bool ident_start(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' || c == '%';
-  }
-  static bool ident_char(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-           c == '$' || c == '.';
-  }
-  static bool alnum(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
-  }
+  static bool ident_start(char c) { return detail::char_classes.v[static_cast<unsigned char>(c)] & detail::c_start; }
+  static bool ident_char(char c) { return detail::char_classes.v[static_cast<unsigned char>(c)] & detail::c_ident; }
+  static bool alnum(char c) { return detail::char_classes.v[static_cast<unsigned char>(c)] & detail::c_alnum; }
 
   void newline_at(std::size_t i) {
     ++line_;

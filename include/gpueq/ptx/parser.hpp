@@ -353,7 +353,7 @@ class parser {
     f_ = &f;
     declared_exact_.clear();
     declared_ranges_.clear();
-    reg_kind_cache_.clear();
+    reg_cache_.clear();
     for (auto& p : f.params)
       if (p.space == state_space::reg) declared_exact_.insert(p.name);
     for (auto& p : f.returns)
@@ -454,7 +454,7 @@ class parser {
         } else {
           declared_exact_.insert(r.name);
         }
-        reg_kind_cache_.clear();
+        reg_cache_.clear();
         item(body_item_kind::reg_decl, static_cast<std::uint32_t>(f.regs.size()));
         f.regs.push_back(r);
       } while (accept(','));
@@ -566,21 +566,27 @@ class parser {
     ins.guarded = guarded;
     ins.guard_negated = neg;
     ins.guard = guard;
-    // Longest dotted prefix that names an opcode.
+    // Opcode and modifiers; the same spelling recurs thousands of times, so it is cached.
     std::string_view text = op_tok.text;
-    auto found = match_opcode(text);
-    if (!found) fail(op_tok, "unsupported instruction '" + std::string(text.substr(0, 80)) + "'");
-    ins.op = found->op;
-    std::size_t cut = found->modifiers_at;
-    // The rest: modifiers, each with its leading dot.
-    std::size_t i = cut;
-    while (i < text.size()) {
-      std::size_t j = text.find('.', i + 1);
-      if (j == std::string_view::npos) j = text.size();
-      if (j == i + 1) fail(op_tok, "empty modifier in '" + std::string(text.substr(0, 80)) + "'");
-      ins.mods.push_back(intern(text.substr(i, j - i)));
-      i = j;
+    auto cached = opcode_cache_.find(text);
+    if (cached == opcode_cache_.end()) {
+      auto found = match_opcode(text);
+      if (!found) fail(op_tok, "unsupported instruction '" + std::string(text.substr(0, 80)) + "'");
+      spelled sp;
+      sp.op = found->op;
+      // The rest: modifiers, each with its leading dot.
+      std::size_t i = found->modifiers_at;
+      while (i < text.size()) {
+        std::size_t j = text.find('.', i + 1);
+        if (j == std::string_view::npos) j = text.size();
+        if (j == i + 1) fail(op_tok, "empty modifier in '" + std::string(text.substr(0, 80)) + "'");
+        sp.mods.push_back(intern(text.substr(i, j - i)));
+        i = j;
+      }
+      cached = opcode_cache_.emplace(text, std::move(sp)).first;
     }
+    ins.op = cached->second.op;
+    for (auto mod : cached->second.mods) ins.mods.push_back(mod);
     // Operands up to ';'.
     if (!peek().is(';')) {
       do ins.operands.push_back(operand_with_pair());
@@ -616,16 +622,17 @@ class parser {
 
   operand register_operand(const token& t) {
     operand o;
-    o.name = intern(t.text);
-    if (auto it = reg_kind_cache_.find(o.name); it != reg_kind_cache_.end()) {
-      o.kind = it->second;
+    if (auto it = reg_cache_.find(t.text); it != reg_cache_.end()) {
+      o.name = it->second.first;
+      o.kind = it->second.second;
       return o;
     }
+    o.name = intern(t.text);
     o.kind = declared(t.text, o.name) ? operand_kind::reg
              : is_special_register(t.text) ? operand_kind::special
                                            : operand_kind::sink;
     if (o.kind == operand_kind::sink) fail(t, "undeclared register '" + std::string(t.text.substr(0, 60)) + "'");
-    reg_kind_cache_.emplace(o.name, o.kind);
+    reg_cache_.emplace(t.text, std::make_pair(o.name, o.kind));
     return o;
   }
 
@@ -749,7 +756,13 @@ class parser {
   source_loc loc_;
   boost::unordered_flat_map<std::uint32_t, std::uint32_t> declared_ranges_;
   boost::unordered_flat_set<std::uint32_t> declared_exact_;
-  boost::unordered_flat_map<std::uint32_t, operand_kind> reg_kind_cache_;
+  // Caches keyed by views into the source text (alive for the whole parse).
+  boost::unordered_flat_map<std::string_view, std::pair<std::uint32_t, operand_kind>> reg_cache_;
+  struct spelled {
+    opcode op;
+    std::vector<std::uint32_t> mods;
+  };
+  boost::unordered_flat_map<std::string_view, spelled> opcode_cache_;
 };
 
 }  // namespace detail
