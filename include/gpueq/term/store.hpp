@@ -177,6 +177,7 @@ class store {
     if (it != tensor_index_.end()) return it->second;
     auto index = static_cast<std::uint32_t>(tensor_names_.size());
     tensor_names_.emplace_back(name);
+    tensor_hashes_.push_back(support::hash_string(name));
     tensor_index_.emplace(tensor_names_.back(), index);
     return index;
   }
@@ -253,6 +254,7 @@ class store {
     if (it != constant_index_.end()) return it->second;
     auto index = static_cast<std::uint32_t>(constants_.size());
     constants_.push_back(value);
+    constant_hashes_.push_back(support::hash_rational(value));
     constant_index_.emplace(value, index);
     return index;
   }
@@ -313,8 +315,8 @@ class store {
     switch (k) {
       case kind::constant:
       case kind::add:
-      case kind::mul: return support::hash_rational(constants_[payload]);
-      case kind::input: return support::hash_string(tensor_names_[payload]);
+      case kind::mul: return constant_hashes_[payload];
+      case kind::input: return tensor_hashes_[payload];
       default: return payload;
     }
   }
@@ -329,7 +331,7 @@ class store {
         break;
       case kind::add:
         for (std::size_t i = 0; i + 1 < s.size(); i += 2)
-          h = support::hash_combine(support::hash_combine(h, support::hash_rational(constants_[s[i]])),
+          h = support::hash_combine(support::hash_combine(h, constant_hashes_[s[i]]),
                                     nodes_[s[i + 1]].hash);
         break;
       case kind::mul:
@@ -477,6 +479,10 @@ class store {
   std::vector<sum_item> sum_scratch_;
   std::vector<product_item> product_scratch_;
   std::vector<std::uint32_t> slot_scratch_;
+  std::vector<std::uint64_t> constant_hashes_;  // hash of constants_[i], cached (hot in hashing)
+  std::vector<std::uint64_t> tensor_hashes_;
+  std::vector<product_item> factor_scratch_;
+  std::vector<term_id> exponent_scratch_;
   term_id zero_ = 0, one_ = 0, minus_one_ = 0, neg_inf_ = 0, pos_inf_ = 0;
 };
 
@@ -639,8 +645,22 @@ inline void store::collect_factor(term_id x, std::int64_t e, rational& c, int& i
 inline term_id store::product(std::vector<product_item>& items) {
   rational c = 1;
   int infinity_sign = 1, infinities = 0;
+  // Scratch buffers (product is not re-entered: exp/add below never build products).
   std::vector<product_item> factors;
   std::vector<term_id> exponents;
+  factors.swap(factor_scratch_);
+  exponents.swap(exponent_scratch_);
+  factors.clear();
+  exponents.clear();
+  struct give_back {
+    store& s;
+    std::vector<product_item>& f;
+    std::vector<term_id>& e;
+    ~give_back() {
+      f.swap(s.factor_scratch_);
+      e.swap(s.exponent_scratch_);
+    }
+  } guard{*this, factors, exponents};
   for (auto& it : items) collect_factor(it.base, it.exponent, c, infinity_sign, infinities, factors, exponents);
   if (!exponents.empty()) {
     term_id e = exp(add(exponents));
@@ -668,8 +688,8 @@ inline term_id store::product(std::vector<product_item>& items) {
   if (c == 0) return zero_;
   if (factors.empty()) return constant(c);
   if (factors.size() == 1 && factors[0].exponent == 1) return scale(c, factors[0].base);
-  std::vector<std::uint32_t> s;
-  s.reserve(factors.size() * 2);
+  std::vector<std::uint32_t>& s = slot_scratch_;
+  s.clear();
   for (auto& f : factors) {
     if (f.exponent > INT32_MAX || f.exponent < INT32_MIN) throw term_error("exponent out of range");
     s.push_back(f.base);
