@@ -161,6 +161,39 @@ TEST_CASE("a dot product: sequential chain against split-K tree") {
   check_witness(s, chain, short_tree, canon::decide(s, chain, short_tree));
 }
 
+TEST_CASE("rescaled running sums: walked, shared, and reused across decisions") {
+  store s;
+  canon::decider decide(s);
+  // A running sum rescaled by a non-polynomial exponential at every step.
+  // d = Σᵢ vᵢ·Π_{j>i} fⱼ, written as the recurrence and directly.
+  std::vector<term_id> f;
+  term_id d = s.zero();
+  for (std::uint32_t i = 0; i < 6; ++i) {
+    term_id xi = s.input("x", {i});
+    f.push_back(s.exp(s.div(xi, s.add(s.one(), s.mul(xi, xi)))));
+    d = s.add(s.mul(d, f.back()), s.input("v", {i}));
+  }
+  std::vector<term_id> summands;
+  for (std::uint32_t i = 0; i < 6; ++i) {
+    std::vector<term_id> factors{s.input("v", {i})};
+    for (std::uint32_t j = i + 1; j < 6; ++j) factors.push_back(f[j]);
+    summands.push_back(s.mul(factors));
+  }
+  term_id direct = s.add(summands);
+  REQUIRE(d != direct);
+  CHECK(decide(d, direct).kind == verdict_kind::equal);
+  CHECK(decide(d, s.add(direct, s.input("v", {0}))).kind == verdict_kind::different);
+  // The same running sum decided alone first, then inside an exponential and a shared product.
+  auto online = families::softmax_online(s, 16);
+  auto naive = families::softmax_naive(s, 16);
+  CHECK(decide(online[0], naive[0]).kind == verdict_kind::equal);
+  term_id shared = s.mul(online[1], online[1]);  // a rescaled sum used twice
+  CHECK(decide(shared, s.pow(naive[1], 2)).kind == verdict_kind::equal);
+  term_id e1 = s.exp(online[2]), e2 = s.exp(naive[2]);
+  CHECK(decide(e1, e2).kind == verdict_kind::equal);
+  CHECK(decide(s.add(e1, online[3]), s.add(e2, naive[4])).kind == verdict_kind::different);
+}
+
 TEST_CASE("fingerprints agree with normal forms on random identities") {
   // Random pairs built from a shared pool: half are rearrangements (true), half perturbed.
   std::mt19937_64 rng(3);

@@ -23,6 +23,7 @@
 #include <gpueq/support/arena.hpp>
 #include <gpueq/support/hash.hpp>
 #include <gpueq/support/rational.hpp>
+#include <gpueq/support/small_rational.hpp>
 #include <gpueq/term/store.hpp>
 
 #include <boost/unordered/unordered_flat_map.hpp>
@@ -39,6 +40,7 @@
 namespace gpueq::canon {
 
 using support::rational;
+using coefficient_t = support::small_rational;  // exact; no allocation while it fits 64 bits
 using term::term_id;
 
 using mono_id = std::uint32_t;
@@ -53,7 +55,7 @@ struct unsupported : std::runtime_error {
 struct poly_term {
   mono_id mono;
   poly_id ex;
-  rational coefficient;
+  coefficient_t coefficient;
 };
 
 struct mono_factor {
@@ -88,7 +90,7 @@ class normal_forms {
     mono_table_.insert(unit_mono);
     polys_.push_back({nullptr, 0, support::mix64(0x9e37)});
     poly_table_.insert(zero_poly);
-    std::vector<poly_term> one{{unit_mono, zero_poly, rational(1)}};
+    std::vector<poly_term> one{{unit_mono, zero_poly, coefficient_t(1)}};
     one_poly_ = intern_poly(one);
   }
 
@@ -179,7 +181,7 @@ class normal_forms {
     std::uint64_t h = support::mix64(0x9e37);
     for (auto& x : t)
       h = support::hash_combine(support::hash_combine(support::hash_combine(h, x.mono), x.ex),
-                                support::hash_rational(x.coefficient));
+                                x.coefficient.hash());
     return h;
   }
   bool mono_matches(const mono_key& k, mono_id m) const {
@@ -271,10 +273,10 @@ class normal_forms {
   // the long sums of accumulation chains, and the sort is needed anyway).
   struct accumulator {
     std::vector<poly_term> terms;
-    void add(mono_id m, poly_id e, const rational& c) {
+    void add(mono_id m, poly_id e, const coefficient_t& c) {
       if (c != 0) terms.push_back({m, e, c});
     }
-    void add(mono_id m, poly_id e, rational&& c) {
+    void add(mono_id m, poly_id e, coefficient_t&& c) {
       if (c != 0) terms.push_back({m, e, std::move(c)});
     }
   };
@@ -319,7 +321,7 @@ class normal_forms {
       } else if (i == ta.size() || less(tb[j], ta[i])) {
         out.push_back(tb[j++]);
       } else {
-        rational c = ta[i].coefficient + tb[j].coefficient;
+        coefficient_t c = ta[i].coefficient + tb[j].coefficient;
         if (c != 0) out.push_back({ta[i].mono, ta[i].ex, std::move(c)});
         ++i, ++j;
       }
@@ -329,7 +331,7 @@ class normal_forms {
     return r;
   }
 
-  poly_id poly_scale(poly_id a, const rational& c) {
+  poly_id poly_scale(poly_id a, const coefficient_t& c) {
     if (c == 0) return zero_poly;
     if (c == 1) return a;
     std::vector<poly_term> out(terms(a).begin(), terms(a).end());
@@ -339,7 +341,7 @@ class normal_forms {
 
   // a · (c · m · e^h), a unit. Multiplying by a unit is injective on (mono, ex), so no terms
   // merge: map every term and sort.
-  poly_id poly_times_unit(poly_id a, const rational& c, mono_id m, poly_id h) {
+  poly_id poly_times_unit(poly_id a, const coefficient_t& c, mono_id m, poly_id h) {
     if (a == zero_poly) return zero_poly;
     if (m == unit_mono && h == zero_poly) return poly_scale(a, c);
     std::vector<poly_term> out;
@@ -414,12 +416,17 @@ class normal_forms {
       if (c > 0 || (c == 0 && compare_mono(t.mono, lead->mono) > 0)) lead = &t;
     }
     if (lead->coefficient == 1 && lead->mono == unit_mono && lead->ex == zero_poly) return {num, den};
-    rational c = rational(1) / lead->coefficient;
-    mono_id m = mono_pow(lead->mono, -1);
-    poly_id h = poly_scale(lead->ex, rational(-1));
-    poly_id d = poly_times_unit(den, c, m, h);
-    poly_id n = poly_times_unit(num, c, m, h);
-    return {n, d};
+    // The same denominator is normalized again and again (every output of a softmax shares it):
+    // its inverse leading term and normalized form are memoized.
+    auto it = normalizers_.find(den);
+    if (it == normalizers_.end()) {
+      normalizer z{coefficient_t(1) / lead->coefficient, mono_pow(lead->mono, -1),
+                   poly_scale(lead->ex, coefficient_t(-1)), zero_poly};
+      z.den = poly_times_unit(den, z.c, z.m, z.h);
+      it = normalizers_.emplace(den, std::move(z)).first;
+    }
+    const normalizer& z = it->second;
+    return {poly_times_unit(num, z.c, z.m, z.h), z.den};
   }
 
   fraction add_fractions(const fraction& a, const fraction& b) {
@@ -450,14 +457,14 @@ class normal_forms {
     return result;
   }
 
-  fraction constant_fraction(const rational& c) {
+  fraction constant_fraction(const coefficient_t& c) {
     if (c == 0) return {zero_poly, one_poly_};
     std::vector<poly_term> t{{unit_mono, zero_poly, c}};
     return {intern_poly(t), one_poly_};
   }
   fraction atom_fraction(term_id atom) {
     mono_factor f{atom, 1};
-    std::vector<poly_term> t{{intern_mono(std::span<const mono_factor>(&f, 1)), zero_poly, rational(1)}};
+    std::vector<poly_term> t{{intern_mono(std::span<const mono_factor>(&f, 1)), zero_poly, coefficient_t(1)}};
     return {intern_poly(t), one_poly_};
   }
 
@@ -504,12 +511,13 @@ class normal_forms {
     poly_term one{monomial_of(t), zero_poly, s_.product_coefficient(t)};
     return {intern_poly(std::span<const poly_term>(&one, 1)), one_poly_};
   }
-  fraction form(term_id t) { return is_monomial(t) ? monomial_form(t) : memo_.at(t); }
-
-  bool inlinable(term_id t) const {
-    auto it = parents_.find(t);
-    return s_.kind_of(t) == term::kind::add && it != parents_.end() && it->second == 1 && !memo_.contains(t);
+  fraction form(term_id t) {
+    if (is_monomial(t)) return monomial_form(t);
+    if (auto it = memo_.find(t); it != memo_.end()) return it->second;
+    return nested_of(t);
   }
+  fraction nested_of(term_id t);
+  term_id rescaled_sum(term_id t) const;
 
   term::store& s_;
   normal_form_options options_;
@@ -527,9 +535,22 @@ class normal_forms {
   boost::unordered_flat_map<std::uint64_t, poly_id> add_memo_, mul_memo_;
   boost::unordered_flat_map<term_id, fraction> memo_;
   boost::unordered_flat_map<poly_id, term_id> poly_term_memo_;
-  // Parent counts within the cone being normalized: sums used once by a sum are inlined.
-  boost::unordered_flat_map<term_id, std::uint32_t> parents_;
+  // Pass state of of(): references to sums and products within the cone being normalized, and
+  // the nodes walked by the sum that uses them (see of()).
+  struct reference {
+    std::uint32_t count;
+    term_id parent;  // the first parent seen (the only one when count is 1)
+  };
+  boost::unordered_flat_map<term_id, reference> refs_;
+  boost::unordered_flat_set<term_id> walk_;
   std::vector<mono_factor> mono_scratch_;
+  struct normalizer {
+    coefficient_t c;  // den · (c·m·e^h) has leading term 1
+    mono_id m;
+    poly_id h;
+    poly_id den;  // the normalized denominator
+  };
+  boost::unordered_flat_map<poly_id, normalizer> normalizers_;
 };
 
 inline std::size_t normal_forms::child_count(term_id t) const {
@@ -559,10 +580,10 @@ inline term_id normal_forms::child(term_id t, std::size_t i) const {
 inline fraction normal_forms::of(term_id root) {
   if (is_monomial(root)) return monomial_form(root);
   if (auto it = memo_.find(root); it != memo_.end()) return it->second;
-  // Pass 1: an iterative DFS over the part of the DAG not yet normalized, giving a post-order and
-  // parent counts. A reference from anything but a sum counts twice, so "count 1" means "used
-  // once, by a sum": such a sum is inlined into its parent (pass 2).
-  parents_.clear();
+  // Pass 1: an iterative DFS over the part of the DAG not yet normalized, giving a post-order and,
+  // for sums and products, their reference counts and (first) parent.
+  refs_.clear();
+  walk_.clear();
   std::vector<term_id> order;
   boost::unordered_flat_set<term_id> seen;
   seen.insert(root);
@@ -570,32 +591,75 @@ inline fraction normal_forms::of(term_id root) {
     term_id t;
     std::uint32_t next;
     std::uint32_t count;
-    bool sum;
   };
-  auto open = [&](term_id t) {
-    std::uint32_t n = static_cast<std::uint32_t>(child_count(t));
-    return frame{t, 0, n, s_.kind_of(t) == term::kind::add};
-  };
+  auto open = [&](term_id t) { return frame{t, 0, static_cast<std::uint32_t>(child_count(t))}; };
   std::vector<frame> frames{open(root)};
   while (!frames.empty()) {
     frame& f = frames.back();
     if (f.next < f.count) {
-      term_id c = child(f.t, f.next++);
+      const term_id parent = f.t;
+      term_id c = child(parent, f.next++);
       if (is_monomial(c)) continue;  // built on the fly: never visited nor memoized
-      if (s_.kind_of(c) == term::kind::add) parents_[c] += f.sum ? 1 : 2;
+      term::kind ck = s_.kind_of(c);
+      if (ck == term::kind::add || ck == term::kind::mul) {
+        auto [it, fresh] = refs_.try_emplace(c, reference{0, parent});
+        ++it->second.count;
+      }
       if (!memo_.contains(c) && seen.insert(c).second) frames.push_back(open(c));
       continue;
     }
     order.push_back(f.t);
     frames.pop_back();
   }
-  // Pass 2: normalize in post-order; inlined sums are left to their parent sum.
+  // Which nodes are walked by the sum that uses them instead of being normalized on their own
+  // (parents before children: reverse post-order). A sum used only by a sum is walked (its terms
+  // go straight into the parent's accumulator), and so is a rescaled sum `S·u` (u a product of
+  // inputs and exponentials, as in an online softmax's D·e^(m_old − m_new)) used only by a sum,
+  // together with its S when S is used only there: the parent's walk carries the factor u down to
+  // S's terms. Without this, a running rescaled sum of n steps costs n²/2 term operations.
+  for (auto t = order.rbegin(); t != order.rend(); ++t) {
+    if (*t == root) continue;
+    auto r = refs_.find(*t);
+    if (r == refs_.end() || r->second.count != 1 || memo_.contains(*t)) continue;
+    term_id parent = r->second.parent;
+    term::kind pk = s_.kind_of(parent), k = s_.kind_of(*t);
+    bool walked_by_sum = pk == term::kind::add && (k == term::kind::add || rescaled_sum(*t) != term::no_term);
+    bool base_of_walked_rescale =
+        pk == term::kind::mul && walk_.contains(parent) && rescaled_sum(parent) == *t;
+    if (walked_by_sum || base_of_walked_rescale) walk_.insert(*t);
+  }
+  // Pass 2: normalize in post-order; walked nodes are left to the sum that walks them.
   for (term_id t : order) {
-    if (t != root && inlinable(t)) continue;
+    if (t != root && walk_.contains(t)) continue;
     if (!memo_.contains(t)) memo_.emplace(t, compute(t));
   }
-  parents_.clear();
+  refs_.clear();
+  walk_.clear();
   return memo_.at(root);
+}
+
+// The normal form of t from inside pass 2 (t's form was not built by this pass: it was walked by
+// an earlier one): a nested normalization with its own pass state.
+inline fraction normal_forms::nested_of(term_id t) {
+  auto saved_refs = std::move(refs_);
+  auto saved_walk = std::move(walk_);
+  fraction r = of(t);
+  refs_ = std::move(saved_refs);
+  walk_ = std::move(saved_walk);
+  return r;
+}
+
+// S when t is S·u with S a sum (exponent 1) and u a product of inputs and exponentials (any
+// integer powers), else term::no_term.
+inline term_id normal_forms::rescaled_sum(term_id t) const {
+  if (s_.kind_of(t) != term::kind::mul) return term::no_term;
+  term_id sum = term::no_term;
+  for (auto f : s_.product_entries(t)) {
+    term::kind k = s_.kind_of(f.base);
+    if (k == term::kind::add && f.exponent == 1 && sum == term::no_term) sum = f.base;
+    else if (k != term::kind::input && k != term::kind::exp) return term::no_term;
+  }
+  return sum;
 }
 
 inline fraction normal_forms::compute(term_id t) {
@@ -614,7 +678,7 @@ inline fraction normal_forms::compute(term_id t) {
     case kind::exp: {
       fraction a = form(s_.arg(t));
       poly_id e = a.den == one_poly_ ? a.num : exponent_of(s_.arg(t));
-      std::vector<poly_term> one{{unit_mono, e, rational(1)}};
+      std::vector<poly_term> one{{unit_mono, e, coefficient_t(1)}};
       return {intern_poly(one), one_poly_};
     }
     default: return canonical_atom(t);
@@ -635,30 +699,56 @@ inline normal_forms::sum_parts normal_forms::parts_of_sum(term_id t) {
     groups.push_back({den, {}});
     return groups.back().acc;
   };
-  std::vector<std::pair<term_id, rational>> work{{t, rational(1)}};
-  rational c0 = 0;
+  // A walked node and the unit c·m·e^h its terms are multiplied by.
+  struct item {
+    term_id u;
+    coefficient_t c;
+    mono_id m;
+    poly_id h;
+  };
+  std::vector<item> work{{t, coefficient_t(1), unit_mono, zero_poly}};
+  coefficient_t c0 = 0;
   while (!work.empty()) {
-    auto [u, k] = std::move(work.back());
+    item w = std::move(work.back());
     work.pop_back();
-    c0 += k * s_.sum_constant(u);
-    for (auto e : s_.sum_entries(u)) {
-      rational c = k * s_.constant_value(e.coefficient);
-      if (inlinable(e.term)) {
-        work.emplace_back(e.term, std::move(c));
+    const bool plain_unit = w.m == unit_mono && w.h == zero_poly;
+    if (s_.kind_of(w.u) == term::kind::mul) {  // a walked rescaled sum S·u: fold u into the unit
+      const term_id sum = rescaled_sum(w.u);
+      for (auto f : s_.product_entries(w.u)) {
+        if (f.base == sum) continue;
+        // An input or an exponential: its form is one term m'·e^h' with coefficient 1.
+        const poly_term& u = terms(form(f.base).num)[0];
+        w.m = mono_mul(w.m, u.mono, f.exponent);
+        w.h = poly_add(w.h, poly_scale(u.ex, coefficient_t(f.exponent)));
+      }
+      work.push_back({sum, w.c * coefficient_t(s_.product_coefficient(w.u)), w.m, w.h});
+      continue;
+    }
+    if (s_.sum_constant(w.u) != 0) {
+      coefficient_t k = w.c * coefficient_t(s_.sum_constant(w.u));
+      if (plain_unit) c0 += k;
+      else plain.add(w.m, w.h, std::move(k));
+    }
+    for (auto e : s_.sum_entries(w.u)) {
+      coefficient_t c = w.c * coefficient_t(s_.constant_value(e.coefficient));
+      if (walk_.contains(e.term)) {
+        work.push_back({e.term, std::move(c), w.m, w.h});
         continue;
       }
       if (s_.kind_of(e.term) == term::kind::constant) {
-        c0 += c * s_.value_of(e.term);
+        c *= coefficient_t(s_.value_of(e.term));
+        if (plain_unit) c0 += c;
+        else plain.add(w.m, w.h, std::move(c));
         continue;
       }
       if (is_monomial(e.term)) {  // the bulk of a chain: its monomial goes straight in
-        if (s_.kind_of(e.term) == term::kind::mul) c *= s_.product_coefficient(e.term);
-        plain.add(monomial_of(e.term), zero_poly, std::move(c));
+        if (s_.kind_of(e.term) == term::kind::mul) c *= coefficient_t(s_.product_coefficient(e.term));
+        plain.add(mono_mul(monomial_of(e.term), w.m), w.h, std::move(c));
         continue;
       }
       const fraction f = form(e.term);
       accumulator& acc = f.den == one_poly_ ? plain : group_for(f.den);
-      for (auto& x : terms(f.num)) acc.add(x.mono, x.ex, x.coefficient * c);
+      for (auto& x : terms(f.num)) acc.add(mono_mul(x.mono, w.m), poly_add(x.ex, w.h), x.coefficient * c);
     }
   }
   plain.add(unit_mono, zero_poly, c0);
@@ -681,7 +771,7 @@ inline fraction normal_forms::compute_sum(term_id t) {
 // denominator divides its numerator only after a gcd is not reduced (gpueq has no polynomial
 // gcd): such exponents may stay apart and end as "unknown", never as a wrong "equal".
 inline poly_id normal_forms::exponent_of(term_id a) {
-  rational scale = 1;
+  coefficient_t scale = 1;
   // c·(sum): split the sum and scale.
   while (s_.kind_of(a) == term::kind::mul && s_.product_entries(a).size() == 1 &&
          s_.product_entries(a)[0].exponent == 1) {
@@ -704,8 +794,8 @@ inline poly_id normal_forms::exponent_of(term_id a) {
       e = poly_add(e, f.num);
       continue;
     }
-    rational c = terms(f.num)[0].coefficient;
-    f.num = poly_scale(f.num, rational(1) / c);
+    coefficient_t c = terms(f.num)[0].coefficient;
+    f.num = poly_scale(f.num, coefficient_t(1) / c);
     term_id atom = s_.div(poly_to_term(f.num), poly_to_term(f.den));
     e = poly_add(e, poly_scale(atom_fraction(atom).num, c));
   }
@@ -733,12 +823,7 @@ inline fraction normal_forms::canonical_atom(term_id t) {
                    (uk == kind::exp && uk == s_.kind_of(t));
   if (atom_kind || uk == kind::input) return atom_fraction(u);
   // The application simplified to something else: normalize that (its parts are canonical).
-  normal_forms& self = *this;
-  auto saved = std::move(parents_);
-  parents_.clear();
-  fraction r = self.of(u);
-  parents_ = std::move(saved);
-  return r;
+  return nested_of(u);
 }
 
 inline term_id normal_forms::poly_to_term(poly_id p) {
@@ -746,7 +831,7 @@ inline term_id normal_forms::poly_to_term(poly_id p) {
   std::vector<term_id> summands;
   for (auto& t : terms(p)) {
     std::vector<term_id> fs;
-    fs.push_back(s_.constant(t.coefficient));
+    fs.push_back(s_.constant(t.coefficient.to_rational()));
     for (auto f : factors(t.mono)) fs.push_back(s_.pow(f.atom, f.exponent));
     if (t.ex != zero_poly) fs.push_back(s_.exp(poly_to_term(t.ex)));
     summands.push_back(s_.mul(fs));

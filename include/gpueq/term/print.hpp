@@ -122,7 +122,11 @@ class printer {
       // text parses back to the same chunk.
       bool chunk = s_.kind_of(e.base) == kind::mul;
       piece_term(e.base, ex == 1 && !chunk ? detail::prec::product : detail::prec::atom);
-      if (ex != 1) piece("^" + std::to_string(ex));
+      if (ex != 1) {
+        std::string text = std::to_string(ex);  // (not "^" + …: GCC 12 warns falsely, -Wrestrict)
+        text.insert(text.begin(), '^');
+        piece(std::move(text));
+      }
     };
     const bool show_c = c != 1 || num.empty();
     if (show_c) {

@@ -1,0 +1,152 @@
+// An exact rational with an allocation-free fast path: numerator and denominator in 64 bits while
+// they fit, an arbitrary-precision `rational` (GMP) otherwise. Normal forms hold millions of
+// coefficients that are almost all small integers (1, -1, 2, 1/2): with a GMP rational each
+// copy is a heap allocation, which dominated the decision procedure's profile.
+//
+// Representation is canonical (a value that fits is always small; small values are reduced with
+// a positive denominator), so equality and hashing work on the representation.
+#pragma once
+
+#include <gpueq/support/hash.hpp>
+#include <gpueq/support/rational.hpp>
+
+#include <compare>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+
+namespace gpueq::support {
+
+class small_rational {
+ public:
+  small_rational() = default;
+  small_rational(std::int64_t n) : n_(n) {}  // NOLINT: implicit, like an integer literal
+  small_rational(const rational& r) { assign(r); }  // NOLINT: implicit from the store's constants
+  small_rational(const small_rational& o) : n_(o.n_), d_(o.d_), big_(o.big_ ? std::make_unique<rational>(*o.big_) : nullptr) {}
+  small_rational(small_rational&&) noexcept = default;
+  small_rational& operator=(const small_rational& o) {
+    if (this != &o) {
+      n_ = o.n_;
+      d_ = o.d_;
+      big_ = o.big_ ? std::make_unique<rational>(*o.big_) : nullptr;
+    }
+    return *this;
+  }
+  small_rational& operator=(small_rational&&) noexcept = default;
+
+  bool is_small() const { return !big_; }
+  rational to_rational() const { return big_ ? *big_ : rational(n_, d_); }
+
+  friend bool operator==(const small_rational& a, const small_rational& b) {
+    if (a.big_ || b.big_) return a.big_ && b.big_ && *a.big_ == *b.big_;  // canonical: small ≠ big
+    return a.n_ == b.n_ && a.d_ == b.d_;
+  }
+  friend bool operator==(const small_rational& a, std::int64_t b) { return !a.big_ && a.d_ == 1 && a.n_ == b; }
+  friend std::strong_ordering operator<=>(const small_rational& a, const small_rational& b) {
+    if (!a.big_ && !b.big_) {
+      // a.n/a.d vs b.n/b.d with positive denominators: compare a.n·b.d with b.n·a.d exactly.
+      i128 l = static_cast<i128>(a.n_) * b.d_, r = static_cast<i128>(b.n_) * a.d_;
+      return l < r ? std::strong_ordering::less : l > r ? std::strong_ordering::greater : std::strong_ordering::equal;
+    }
+    rational x = a.to_rational(), y = b.to_rational();
+    return x < y ? std::strong_ordering::less : x > y ? std::strong_ordering::greater : std::strong_ordering::equal;
+  }
+  friend std::strong_ordering operator<=>(const small_rational& a, std::int64_t b) { return a <=> small_rational(b); }
+
+  int sign() const { return big_ ? (*big_ > 0) - (*big_ < 0) : (n_ > 0) - (n_ < 0); }
+
+  small_rational operator-() const {
+    if (!big_ && n_ != std::numeric_limits<std::int64_t>::min()) return small_rational(-n_, d_, raw{});
+    return small_rational(rational(-to_rational()));
+  }
+  small_rational& operator+=(const small_rational& o) {
+    if (!big_ && !o.big_) {
+      if (d_ == 1 && o.d_ == 1) {
+        std::int64_t s;
+        if (!__builtin_add_overflow(n_, o.n_, &s)) {
+          n_ = s;
+          return *this;
+        }
+      }
+      if (set_reduced(static_cast<i128>(n_) * o.d_ + static_cast<i128>(o.n_) * d_, static_cast<i128>(d_) * o.d_))
+        return *this;
+    }
+    assign(to_rational() + o.to_rational());
+    return *this;
+  }
+  small_rational& operator-=(const small_rational& o) { return *this += -o; }
+  small_rational& operator*=(const small_rational& o) {
+    if (!big_ && !o.big_) {
+      if (d_ == 1 && o.d_ == 1) {
+        std::int64_t p;
+        if (!__builtin_mul_overflow(n_, o.n_, &p)) {
+          n_ = p;
+          return *this;
+        }
+      }
+      if (set_reduced(static_cast<i128>(n_) * o.n_, static_cast<i128>(d_) * o.d_)) return *this;
+    }
+    assign(to_rational() * o.to_rational());
+    return *this;
+  }
+  small_rational& operator/=(const small_rational& o) {
+    if (o.sign() == 0) throw std::domain_error("rational division by zero");
+    if (!big_ && !o.big_ && set_reduced(static_cast<i128>(n_) * o.d_, static_cast<i128>(d_) * o.n_)) return *this;
+    assign(to_rational() / o.to_rational());
+    return *this;
+  }
+  friend small_rational operator+(small_rational a, const small_rational& b) { return a += b; }
+  friend small_rational operator-(small_rational a, const small_rational& b) { return a -= b; }
+  friend small_rational operator*(small_rational a, const small_rational& b) { return a *= b; }
+  friend small_rational operator/(small_rational a, const small_rational& b) { return a /= b; }
+
+  std::uint64_t hash() const {
+    if (big_) return hash_rational(*big_);
+    return hash_combine(mix64(static_cast<std::uint64_t>(n_)), static_cast<std::uint64_t>(d_));
+  }
+
+ private:
+  __extension__ using i128 = __int128;
+  __extension__ using u128 = unsigned __int128;
+  struct raw {};
+  small_rational(std::int64_t n, std::int64_t d, raw) : n_(n), d_(d) {}
+
+  static u128 gcd(u128 a, u128 b) {
+    while (b != 0) {
+      u128 t = a % b;
+      a = b;
+      b = t;
+    }
+    return a;
+  }
+  // Sets n/d (d ≠ 0) reduced, if it fits in 64 bits; false (unchanged) otherwise.
+  bool set_reduced(i128 n, i128 d) {
+    if (d < 0) n = -n, d = -d;
+    u128 g = gcd(n < 0 ? static_cast<u128>(-n) : static_cast<u128>(n), static_cast<u128>(d));
+    if (g > 1) n /= static_cast<i128>(g), d /= static_cast<i128>(g);
+    constexpr i128 lo = std::numeric_limits<std::int64_t>::min(), hi = std::numeric_limits<std::int64_t>::max();
+    if (n < lo || n > hi || d > hi) return false;
+    n_ = static_cast<std::int64_t>(n);
+    d_ = static_cast<std::int64_t>(d);
+    big_.reset();
+    return true;
+  }
+  void assign(const rational& r) {
+    const auto& num = boost::multiprecision::numerator(r);
+    const auto& den = boost::multiprecision::denominator(r);
+    constexpr std::int64_t lo = std::numeric_limits<std::int64_t>::min(), hi = std::numeric_limits<std::int64_t>::max();
+    if (num >= lo && num <= hi && den <= hi) {
+      n_ = static_cast<std::int64_t>(num);
+      d_ = static_cast<std::int64_t>(den);
+      big_.reset();
+    } else {
+      big_ = std::make_unique<rational>(r);
+    }
+  }
+
+  std::int64_t n_ = 0, d_ = 1;
+  std::unique_ptr<rational> big_;
+};
+
+}  // namespace gpueq::support
