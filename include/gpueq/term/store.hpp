@@ -388,6 +388,9 @@ class store {
           GPUEQ_INVARIANT(bk != kind::constant && bk != kind::neg_inf && bk != kind::pos_inf,
                           "no constant factor in a product");
           GPUEQ_INVARIANT(i == 0 || before(s[i - 2], s[i]), "a product's factors are sorted");
+          GPUEQ_INVARIANT(bk != kind::add || nodes_[s[i]].count / 2 > options_.flatten_limit ||
+                              slots_[nodes_[s[i]].first] == one_index,
+                          "a sum factor is primitive (first coefficient 1)");
         }
         break;
       case kind::max:
@@ -637,6 +640,19 @@ inline void store::collect_factor(term_id x, std::int64_t e, rational& c, int& i
       // (eᵃ)ᵉ = e^(e·a); all exponentials of a product merge into one: eᵃ·eᵇ = eᵃ⁺ᵇ.
       exponents.push_back(scale(rational(e), arg(x)));
       return;
+    case kind::add:
+      // A sum factor is made primitive: its first entry's coefficient k moves into the product's
+      // coefficient, (k·s')ᵉ = kᵉ·s'ᵉ, so (2x + 2)·y and 2·(x + 1)·y are one term and
+      // (x + 1)·(−x − 1) merges to −(x + 1)². Long chunks (> flatten_limit) are left as they are.
+      if (n.count / 2 <= options_.flatten_limit) {
+        const rational k = constants_[slots_[n.first]];  // a copy: scale() may grow constants_
+        if (k != 1) {
+          if (e > 4096 || e < -4096) throw term_error("constant power too large");
+          c *= support::pow_int(k, e);
+          x = scale(rational(1) / k, x);
+        }
+      }
+      break;
     default: break;
   }
   out.push_back({x, e});
