@@ -53,6 +53,13 @@ expect(file_mixed 4 "cli_mixed.txt:2: equal.*cli_mixed.txt:4: different.*cli_mix
 file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/cli_empty.txt" "# nothing here\n")
 expect(file_empty 4 "holds no identity" identity --file "${CMAKE_CURRENT_BINARY_DIR}/cli_empty.txt")
 
+# parse: kernels, lifted idioms; a parse error names file, line and column.
+expect(parse_ok 0 "kernel k_expf.*lifted: expf -> exp" parse tests/ptx/inputs/idioms.ptx)
+expect(parse_json 0 "\"kernels\"" parse --json tests/ptx/inputs/idioms.ptx)
+expect(parse_bad 4 "unsupported.ptx:3:31: unsupported instruction 'tex.2d.v4.f32'"
+       parse tests/fuzz/corpus/ptx_parse/unsupported.ptx)
+expect(parse_missing 4 "." parse does/not/exist.ptx)
+
 math(EXPR passed "${cases} - ${failures}")
 message(STATUS "${passed} passed, ${failures} failed")
 if(failures GREATER 0)
