@@ -17,6 +17,7 @@
 
 #include <gpueq/support/hash.hpp>
 #include <gpueq/support/rational.hpp>
+#include <gpueq/support/small_rational.hpp>
 
 #include <boost/unordered/unordered_flat_map.hpp>
 #include <boost/unordered/unordered_flat_set.hpp>
@@ -49,6 +50,7 @@
 namespace gpueq::term {
 
 using support::rational;
+using support::small_rational;
 using term_id = std::uint32_t;
 inline constexpr term_id no_term = 0xffffffffu;
 
@@ -249,7 +251,19 @@ class store {
   }
 
   // Intern a rational and return its index in the constant table.
+  std::uint32_t intern_constant(const small_rational& value) {
+    if (value == 0) return zero_index;
+    if (value == 1) return one_index;
+    if (value == -1) return minus_one_index;
+    return intern_constant(value.to_rational());
+  }
   std::uint32_t intern_constant(const rational& value) {
+    // 0, 1 and −1 are by far the most common: no hashing of a GMP value for them.
+    if (constants_.size() > minus_one_index) {
+      if (value == 0) return zero_index;
+      if (value == 1) return one_index;
+      if (value == -1) return minus_one_index;
+    }
     auto it = constant_index_.find(value);
     if (it != constant_index_.end()) return it->second;
     auto index = static_cast<std::uint32_t>(constants_.size());
@@ -266,18 +280,26 @@ class store {
     std::span<const std::uint32_t> slots;
     std::uint64_t hash;
   };
+  // The hash-consing table holds (id, hash) pairs: probing and rehashing never touch nodes_
+  // (random accesses into a large array were the cost of building terms). Structural hashes are
+  // already mixed, so the table uses them as they are.
+  struct table_entry {
+    term_id id;
+    std::uint64_t hash;
+  };
   struct node_hash {
     const store* s;
     using is_transparent = void;
-    std::size_t operator()(term_id t) const { return static_cast<std::size_t>(s->nodes_[t].hash); }
+    using is_avalanching = void;
+    std::size_t operator()(const table_entry& e) const { return static_cast<std::size_t>(e.hash); }
     std::size_t operator()(const key_view& k) const { return static_cast<std::size_t>(k.hash); }
   };
   struct node_eq {
     const store* s;
     using is_transparent = void;
-    bool operator()(term_id a, term_id b) const { return a == b; }
-    bool operator()(const key_view& k, term_id t) const { return s->matches(k, t); }
-    bool operator()(term_id t, const key_view& k) const { return s->matches(k, t); }
+    bool operator()(const table_entry& a, const table_entry& b) const { return a.id == b.id; }
+    bool operator()(const key_view& k, const table_entry& e) const { return k.hash == e.hash && s->matches(k, e.id); }
+    bool operator()(const table_entry& e, const key_view& k) const { return k.hash == e.hash && s->matches(k, e.id); }
   };
   struct rational_hash {
     std::size_t operator()(const rational& r) const {
@@ -329,15 +351,16 @@ class store {
       case kind::input:
         for (auto i : s) h = support::hash_combine(h, i);
         break;
+      // Sums and products are hashed with one multiply per entry (they are long and built often),
+      // then mixed once at the end.
       case kind::add:
         for (std::size_t i = 0; i + 1 < s.size(); i += 2)
-          h = support::hash_combine(support::hash_combine(h, constant_hashes_[s[i]]),
-                                    nodes_[s[i + 1]].hash);
-        break;
+          h = (h ^ (constant_hashes_[s[i]] + nodes_[s[i + 1]].hash * 0x9e3779b97f4a7c15ULL)) * 0x100000001b3ULL;
+        return support::mix64(h);
       case kind::mul:
         for (std::size_t i = 0; i + 1 < s.size(); i += 2)
-          h = support::hash_combine(support::hash_combine(h, nodes_[s[i]].hash), s[i + 1]);
-        break;
+          h = (h ^ (nodes_[s[i]].hash + s[i + 1] * 0x9e3779b97f4a7c15ULL)) * 0x100000001b3ULL;
+        return support::mix64(h);
       default:
         for (auto c : s) h = support::hash_combine(h, nodes_[c].hash);
     }
@@ -349,14 +372,14 @@ class store {
   term_id make(kind k, std::uint32_t payload, std::span<const std::uint32_t> s) {
     key_view key{k, payload, s, structural_hash(k, payload, s)};
     auto it = table_.find(key);
-    if (it != table_.end()) return *it;
+    if (it != table_.end()) return it->id;
     check_invariants(k, payload, s);
     if (nodes_.size() >= no_term) throw std::length_error("term store is full (2^32 terms)");
     auto id = static_cast<term_id>(nodes_.size());
     nodes_.push_back(node{k, payload, static_cast<std::uint32_t>(slots_.size()),
                           static_cast<std::uint32_t>(s.size()), key.hash});
     slots_.insert(slots_.end(), s.begin(), s.end());
-    table_.insert(id);
+    table_.insert(table_entry{id, key.hash});
     return id;
   }
 
@@ -427,16 +450,16 @@ class store {
 
   // Adds c·x to the pending sum; coefficients travel as constant indices so the common case
   // (coefficient 1, flattening a chunk) does no rational arithmetic.
-  void collect_summand(term_id x, std::uint32_t c, rational& c0, int& infinities,
+  void collect_summand(term_id x, std::uint32_t c, small_rational& c0, int& infinities,
                        std::vector<sum_item>& items) {
     const node& n = nodes_[x];
     switch (n.k) {
-      case kind::constant: c0 += c == one_index ? constants_[n.payload] : constants_[c] * constants_[n.payload]; return;
+      case kind::constant: c0 += c == one_index ? small_rational(constants_[n.payload]) : small_rational(rational(constants_[c] * constants_[n.payload])); return;
       case kind::pos_inf: infinities |= constants_[c] > 0 ? 1 : 2; return;
       case kind::neg_inf: infinities |= constants_[c] > 0 ? 2 : 1; return;
       case kind::add:
         if (n.count / 2 <= options_.flatten_limit) {
-          if (n.payload != zero_index) c0 += c == one_index ? constants_[n.payload] : constants_[c] * constants_[n.payload];
+          if (n.payload != zero_index) c0 += c == one_index ? small_rational(constants_[n.payload]) : small_rational(rational(constants_[c] * constants_[n.payload]));
           for (auto e : sum_entries(x))
             items.push_back({c == one_index ? e.coefficient : times(c, e.coefficient), e.term});
           return;
@@ -468,7 +491,7 @@ class store {
 
   term_id extremum(kind k, std::span<const term_id> xs);
   term_id product(std::vector<product_item>& items);
-  void collect_factor(term_id x, std::int64_t e, rational& c, int& infinity_sign, int& infinities,
+  void collect_factor(term_id x, std::int64_t e, small_rational& c, int& infinity_sign, int& infinities,
                       std::vector<product_item>& items, std::vector<term_id>& exponents);
 
   store_options options_;
@@ -478,7 +501,7 @@ class store {
   boost::unordered_flat_map<rational, std::uint32_t, rational_hash> constant_index_;
   std::vector<std::string> tensor_names_;
   boost::unordered_flat_map<std::string, std::uint32_t, string_hash, string_eq> tensor_index_;
-  boost::unordered_flat_set<term_id, node_hash, node_eq> table_;
+  boost::unordered_flat_set<table_entry, node_hash, node_eq> table_;
   std::vector<sum_item> sum_scratch_;
   std::vector<product_item> product_scratch_;
   std::vector<std::uint32_t> slot_scratch_;
@@ -501,7 +524,7 @@ inline term_id store::add(std::span<const term_id> xs) {
     std::vector<sum_item>& to;
     ~give_back() { from.swap(to); }
   } guard{items, sum_scratch_};
-  rational c0 = 0;
+  small_rational c0 = 0;  // no GMP allocation for the common constants
   int infinities = 0;  // bit 0: +∞ seen, bit 1: −∞ seen
   for (term_id x : xs) collect_summand(x, one_index, c0, infinities, items);
   if (infinities == 3) throw term_error("∞ − ∞ has no real value");
@@ -522,7 +545,7 @@ inline term_id store::add(std::span<const term_id> xs) {
     i = j;
   }
   items.resize(out);
-  if (items.empty()) return constant(c0);
+  if (items.empty()) return constant(c0.to_rational());
   if (items.size() == 1 && c0 == 0) return scale(constants_[items[0].coefficient], items[0].term);
   std::vector<std::uint32_t>& s = slot_scratch_;
   s.clear();
@@ -598,7 +621,7 @@ inline term_id store::mul(std::span<const term_id> xs) {
   return r;
 }
 
-inline void store::collect_factor(term_id x, std::int64_t e, rational& c, int& infinity_sign,
+inline void store::collect_factor(term_id x, std::int64_t e, small_rational& c, int& infinity_sign,
                                   int& infinities, std::vector<product_item>& out,
                                   std::vector<term_id>& exponents) {
   const node& n = nodes_[x];
@@ -607,7 +630,7 @@ inline void store::collect_factor(term_id x, std::int64_t e, rational& c, int& i
       const rational& v = constants_[n.payload];
       if (v == 0 && e < 0) throw term_error("division by zero");
       if (e > 4096 || e < -4096) throw term_error("constant power too large");
-      c *= support::pow_int(v, e);
+      c *= small_rational(support::pow_int(v, e));
       return;
     }
     case kind::pos_inf:
@@ -623,9 +646,9 @@ inline void store::collect_factor(term_id x, std::int64_t e, rational& c, int& i
       if (n.count / 2 <= options_.flatten_limit) {
         if (e != 1) {
           if (e > 4096 || e < -4096) throw term_error("constant power too large");
-          c *= support::pow_int(constants_[n.payload], e);
+          c *= small_rational(support::pow_int(constants_[n.payload], e));
         } else {
-          c *= constants_[n.payload];
+          c *= small_rational(constants_[n.payload]);
         }
         for (auto f : product_entries(x)) {
           if (nodes_[f.base].k == kind::exp)
@@ -648,7 +671,7 @@ inline void store::collect_factor(term_id x, std::int64_t e, rational& c, int& i
         const rational k = constants_[slots_[n.first]];  // a copy: scale() may grow constants_
         if (k != 1) {
           if (e > 4096 || e < -4096) throw term_error("constant power too large");
-          c *= support::pow_int(k, e);
+          c *= small_rational(support::pow_int(k, e));
           x = scale(rational(1) / k, x);
         }
       }
@@ -659,7 +682,7 @@ inline void store::collect_factor(term_id x, std::int64_t e, rational& c, int& i
 }
 
 inline term_id store::product(std::vector<product_item>& items) {
-  rational c = 1;
+  small_rational c = 1;
   int infinity_sign = 1, infinities = 0;
   // Scratch buffers (product is not re-entered: exp/add below never build products).
   std::vector<product_item> factors;
@@ -702,8 +725,8 @@ inline term_id store::product(std::vector<product_item>& items) {
     return (c > 0) == (infinity_sign > 0) ? pos_inf_ : neg_inf_;
   }
   if (c == 0) return zero_;
-  if (factors.empty()) return constant(c);
-  if (factors.size() == 1 && factors[0].exponent == 1) return scale(c, factors[0].base);
+  if (factors.empty()) return constant(c.to_rational());
+  if (factors.size() == 1 && factors[0].exponent == 1) return c == 1 ? factors[0].base : scale(c.to_rational(), factors[0].base);
   std::vector<std::uint32_t>& s = slot_scratch_;
   s.clear();
   for (auto& f : factors) {
