@@ -53,12 +53,13 @@ inline std::uint64_t addmod(std::uint64_t a, std::uint64_t b, std::uint64_t m) {
   return r >= m ? r - m : r;
 }
 inline std::uint64_t powmod(std::uint64_t b, std::uint64_t e, std::uint64_t m) {
-  std::uint64_t r = 1;
   b %= m;
+  if (e == 1) return b;  // the common case: a factor of a product (a 128-bit division saved)
+  std::uint64_t r = 1;
   while (e) {
-    if (e & 1) r = mulmod(r, b, m);
-    b = mulmod(b, b, m);
+    if (e & 1) r = r == 1 ? b : mulmod(r, b, m);
     e >>= 1;
+    if (e) b = mulmod(b, b, m);
   }
   return r;
 }
@@ -79,55 +80,37 @@ class fingerprinter {
  public:
   fingerprinter(const term::store& s, std::uint64_t seed) : s_(s), seed_(support::mix64(seed ^ 0xf1a9e7ULL)) {}
 
+  // Children always have smaller ids than their parents (a node is made after its children), so
+  // one sequential sweep over the ids up to the root computes everything the root needs, reading
+  // the store in memory order (a depth-first walk over a large DAG was dominated by cache
+  // misses). The sweep also covers nodes the root does not reach (the intermediate sums of a
+  // chain); each node is computed once per fingerprinter, however many roots are asked for. A
+  // node whose fingerprint cannot be formed is marked, and only an error when a root needs it.
   fingerprint operator()(term::term_id root) {
-    if (root < done_.size() && done_[root]) return values_[root];
-    // Iterative post-order: deep chains cost no call-stack depth.
-    std::vector<std::pair<term::term_id, std::uint32_t>> stack{{root, 0}};
-    while (!stack.empty()) {
-      auto& [t, next] = stack.back();
-      std::uint32_t n = child_count(t);
-      if (next < n) {
-        term::term_id c = child(t, next++);
-        if (!(c < done_.size() && done_[c])) stack.push_back({c, 0});
-        continue;
+    if (root >= values_.size()) {
+      std::size_t from = values_.size();
+      values_.resize(std::size_t{root} + 1);
+      for (std::size_t t = from; t <= root; ++t) {
+        try {
+          values_[t] = compute(static_cast<term::term_id>(t));
+        } catch (const degenerate_fingerprint&) {
+          values_[t] = {0, 0, degenerate};
+        }
       }
-      set(t, compute(t));
-      stack.pop_back();
     }
-    return values_[root];
+    return get(root);
   }
 
  private:
   using P = std::uint64_t;
+  static constexpr std::uint8_t degenerate = 3;  // in fingerprint::infinity: no fingerprint
 
-  std::uint32_t child_count(term::term_id t) const {
-    using term::kind;
-    switch (s_.kind_of(t)) {
-      case kind::add:
-      case kind::mul: return static_cast<std::uint32_t>(s_.slots(t).size() / 2);
-      case kind::constant:
-      case kind::input:
-      case kind::neg_inf:
-      case kind::pos_inf: return 0;
-      default: return static_cast<std::uint32_t>(s_.slots(t).size());
-    }
+  const fingerprint& get(term::term_id t) const {
+    const fingerprint& f = values_[t];
+    if (f.infinity == degenerate)
+      throw degenerate_fingerprint("no fingerprint: a denominator maps to zero or an infinity is inside an expression");
+    return f;
   }
-  term::term_id child(term::term_id t, std::uint32_t i) const {
-    switch (s_.kind_of(t)) {
-      case term::kind::add: return s_.sum_entries(t)[i].term;
-      case term::kind::mul: return s_.product_entries(t)[i].base;
-      default: return s_.args(t)[i];
-    }
-  }
-  void set(term::term_id t, fingerprint f) {
-    if (t >= done_.size()) {
-      done_.resize(s_.size(), 0);
-      values_.resize(s_.size());
-    }
-    values_[t] = f;
-    done_[t] = 1;
-  }
-  const fingerprint& get(term::term_id t) const { return values_[t]; }
 
   fingerprint constant(std::uint32_t index) {
     if (index < const_done_.size() && const_done_[index]) return const_values_[index];
@@ -170,8 +153,14 @@ class fingerprinter {
         fingerprint c0 = constant(n.payload);
         P vp = c0.p, vq = c0.q;
         for (auto e : s_.sum_entries(t)) {
-          fingerprint c = constant(e.coefficient), x = get(e.term);
+          const fingerprint& x = get(e.term);
           if (x.infinity) throw degenerate_fingerprint("an infinity inside a sum");
+          if (e.coefficient == term::store::one_index) {  // most entries: no multiplication
+            vp = addmod(vp, x.p, fp_P);
+            vq = addmod(vq, x.q, fp_Q);
+            continue;
+          }
+          fingerprint c = constant(e.coefficient);
           vp = addmod(vp, mulmod(c.p, x.p, fp_P), fp_P);
           vq = addmod(vq, mulmod(c.q, x.q, fp_Q), fp_Q);
         }
@@ -180,6 +169,7 @@ class fingerprinter {
       case kind::mul: {
         fingerprint c = constant(n.payload);
         P vp = c.p, vq = c.q;
+        bool first = n.payload == term::store::one_index;  // vp, vq are 1: the first factor is the value
         for (auto f : s_.product_entries(t)) {
           fingerprint x = get(f.base);
           if (x.infinity) throw degenerate_fingerprint("an infinity inside a product");
@@ -190,8 +180,11 @@ class fingerprinter {
             bq = invmod(bq, fp_Q);
             e = -e;
           }
-          vp = mulmod(vp, powmod(bp, static_cast<std::uint64_t>(e), fp_P), fp_P);
-          vq = mulmod(vq, powmod(bq, static_cast<std::uint64_t>(e), fp_Q), fp_Q);
+          bp = powmod(bp, static_cast<std::uint64_t>(e), fp_P);
+          bq = powmod(bq, static_cast<std::uint64_t>(e), fp_Q);
+          vp = first ? bp : mulmod(vp, bp, fp_P);
+          vq = first ? bq : mulmod(vq, bq, fp_Q);
+          first = false;
         }
         return {vp, vq, 0};
       }
@@ -224,7 +217,6 @@ class fingerprinter {
 
   const term::store& s_;
   std::uint64_t seed_;
-  std::vector<std::uint8_t> done_;
   std::vector<fingerprint> values_;
   std::vector<std::uint8_t> const_done_;
   std::vector<fingerprint> const_values_;

@@ -84,12 +84,12 @@ class normal_forms {
   explicit normal_forms(term::store& s, normal_form_options options = {})
       : s_(s),
         options_(options),
-        mono_table_(0, mono_hash{this}, mono_eq{this}),
-        poly_table_(0, poly_hash{this}, poly_eq{this}) {
+        mono_table_(0, entry_hash{}, mono_eq{this}),
+        poly_table_(0, entry_hash{}, poly_eq{this}) {
     monos_.push_back({nullptr, 0, 0});
-    mono_table_.insert(unit_mono);
+    mono_table_.insert(table_entry{unit_mono, monos_[unit_mono].hash});
     polys_.push_back({nullptr, 0, support::mix64(0x9e37)});
-    poly_table_.insert(zero_poly);
+    poly_table_.insert(table_entry{zero_poly, polys_[zero_poly].hash});
     std::vector<poly_term> one{{unit_mono, zero_poly, coefficient_t(1)}};
     one_poly_ = intern_poly(one);
   }
@@ -145,31 +145,31 @@ class normal_forms {
     std::span<const poly_term> t;
     std::uint64_t hash;
   };
-  struct mono_hash {
-    const normal_forms* n;
+  // Interning tables hold (id, hash) pairs: probes compare hashes before touching the arenas.
+  struct table_entry {
+    std::uint32_t id;
+    std::uint64_t hash;
+  };
+  struct entry_hash {
     using is_transparent = void;
-    std::size_t operator()(mono_id m) const { return static_cast<std::size_t>(n->monos_[m].hash); }
+    using is_avalanching = void;
+    std::size_t operator()(const table_entry& e) const { return static_cast<std::size_t>(e.hash); }
     std::size_t operator()(const mono_key& k) const { return static_cast<std::size_t>(k.hash); }
+    std::size_t operator()(const poly_key& k) const { return static_cast<std::size_t>(k.hash); }
   };
   struct mono_eq {
     const normal_forms* n;
     using is_transparent = void;
-    bool operator()(mono_id a, mono_id b) const { return a == b; }
-    bool operator()(const mono_key& k, mono_id m) const { return n->mono_matches(k, m); }
-    bool operator()(mono_id m, const mono_key& k) const { return n->mono_matches(k, m); }
-  };
-  struct poly_hash {
-    const normal_forms* n;
-    using is_transparent = void;
-    std::size_t operator()(poly_id p) const { return static_cast<std::size_t>(n->polys_[p].hash); }
-    std::size_t operator()(const poly_key& k) const { return static_cast<std::size_t>(k.hash); }
+    bool operator()(const table_entry& a, const table_entry& b) const { return a.id == b.id; }
+    bool operator()(const mono_key& k, const table_entry& e) const { return k.hash == e.hash && n->mono_matches(k, e.id); }
+    bool operator()(const table_entry& e, const mono_key& k) const { return k.hash == e.hash && n->mono_matches(k, e.id); }
   };
   struct poly_eq {
     const normal_forms* n;
     using is_transparent = void;
-    bool operator()(poly_id a, poly_id b) const { return a == b; }
-    bool operator()(const poly_key& k, poly_id p) const { return n->poly_matches(k, p); }
-    bool operator()(poly_id p, const poly_key& k) const { return n->poly_matches(k, p); }
+    bool operator()(const table_entry& a, const table_entry& b) const { return a.id == b.id; }
+    bool operator()(const poly_key& k, const table_entry& e) const { return k.hash == e.hash && n->poly_matches(k, e.id); }
+    bool operator()(const table_entry& e, const poly_key& k) const { return k.hash == e.hash && n->poly_matches(k, e.id); }
   };
 
   static std::uint64_t hash_mono(std::span<const mono_factor> f) {
@@ -207,11 +207,11 @@ class normal_forms {
     if (f.empty()) return unit_mono;
     mono_key key{f, hash_mono(f)};
     auto it = mono_table_.find(key);
-    if (it != mono_table_.end()) return *it;
+    if (it != mono_table_.end()) return it->id;
     auto id = static_cast<mono_id>(monos_.size());
     auto stored = mono_factors_.append(f.begin(), f.end());
     monos_.push_back({stored.data(), static_cast<std::uint32_t>(f.size()), key.hash});
-    mono_table_.insert(id);
+    mono_table_.insert(table_entry{id, key.hash});
     return id;
   }
 
@@ -220,14 +220,14 @@ class normal_forms {
     if (t.empty()) return zero_poly;
     poly_key key{t, hash_poly(t)};
     auto it = poly_table_.find(key);
-    if (it != poly_table_.end()) return *it;
+    if (it != poly_table_.end()) return it->id;
     terms_built_ += t.size();
     if (terms_built_ > options_.term_budget)
       throw unsupported("normal form too large: over its budget of " + std::to_string(options_.term_budget) + " terms");
     auto id = static_cast<poly_id>(polys_.size());
     auto stored = poly_terms_.append(t.begin(), t.end());
     polys_.push_back({stored.data(), static_cast<std::uint32_t>(t.size()), key.hash});
-    poly_table_.insert(id);
+    poly_table_.insert(table_entry{id, key.hash});
     return id;
   }
 
@@ -492,6 +492,15 @@ class normal_forms {
   }
   // The monomial of an input or a product of inputs (without the product's coefficient).
   mono_id monomial_of(term_id t) {
+    // Cached by term id (a product of inputs is hash-consed, so both sides of an obligation share
+    // it): a vector read in nearly the order terms were built, instead of a hash lookup.
+    if (t < mono_of_term_.size() && mono_of_term_[t] != unit_mono) return mono_of_term_[t];
+    mono_id m = intern_monomial_of(t);
+    if (t >= mono_of_term_.size()) mono_of_term_.resize(std::max<std::size_t>(s_.size(), 2 * mono_of_term_.size()), unit_mono);
+    mono_of_term_[t] = m;
+    return m;
+  }
+  mono_id intern_monomial_of(term_id t) {
     mono_scratch_.clear();
     if (s_.kind_of(t) == term::kind::input) {
       mono_scratch_.push_back({t, 1});
@@ -525,10 +534,10 @@ class normal_forms {
   // are interned (polynomial arithmetic reads its operands while it interns results).
   std::vector<range<mono_factor>> monos_;
   support::stable_arena<mono_factor> mono_factors_;
-  boost::unordered_flat_set<mono_id, mono_hash, mono_eq> mono_table_;
+  boost::unordered_flat_set<table_entry, entry_hash, mono_eq> mono_table_;
   std::vector<range<poly_term>> polys_;
   support::stable_arena<poly_term> poly_terms_;
-  boost::unordered_flat_set<poly_id, poly_hash, poly_eq> poly_table_;
+  boost::unordered_flat_set<table_entry, entry_hash, poly_eq> poly_table_;
   poly_id one_poly_ = 0;
   std::uint64_t terms_built_ = 0;
   boost::unordered_flat_map<std::uint64_t, mono_id> mono_mul_memo_;
@@ -544,6 +553,7 @@ class normal_forms {
   boost::unordered_flat_map<term_id, reference> refs_;
   boost::unordered_flat_set<term_id> walk_;
   std::vector<mono_factor> mono_scratch_;
+  std::vector<mono_id> mono_of_term_;  // monomial_of(t) by term id; unit_mono: not computed yet
   struct normalizer {
     coefficient_t c;  // den · (c·m·e^h) has leading term 1
     mono_id m;
