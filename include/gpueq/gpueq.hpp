@@ -2,4 +2,5 @@
 #pragma once
 
 #include <gpueq/canon.hpp>
+#include <gpueq/dsl.hpp>
 #include <gpueq/term.hpp>

@@ -1,0 +1,182 @@
+// Value domains for DSL expressions: what "evaluate" means. A domain provides the value type's
+// operations (constant, input, add, sub, mul, div, neg, max, min, exp, log, sqrt, rsqrt, tanh).
+//   constexpr_real  double arithmetic usable in constant expressions (its own exp/log/sqrt/tanh)
+//   numeric<T>      run-time arithmetic in T (double, float, cpp_bin_float_50, …)
+//   exact           exact rationals; exp/log/sqrt/tanh have no rational value and throw
+//   lowering        terms of a term::store, built through the smart constructors
+#pragma once
+
+#include <gpueq/dsl/expr.hpp>
+#include <gpueq/term/store.hpp>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string_view>
+
+namespace gpueq::dsl {
+
+// ---- constexpr real arithmetic ------------------------------------------------------------------
+namespace cmath {
+
+constexpr double ln2 = 0.693147180559945309417232121458176568;
+
+constexpr double exp(double x) {
+  if (x != x) return x;
+  if (x > 709) return std::numeric_limits<double>::infinity();
+  if (x < -745) return 0;
+  // x = k·ln2 + r with |r| ≤ ln2/2, e^r by its Taylor series, then · 2^k.
+  long k = static_cast<long>(x / ln2 + (x >= 0 ? 0.5 : -0.5));
+  double r = x - static_cast<double>(k) * ln2;
+  double term = 1, sum = 1;
+  for (int n = 1; n < 30; ++n) {
+    term *= r / n;
+    sum += term;
+  }
+  double scale = 1;
+  for (long i = 0; i < (k >= 0 ? k : -k); ++i) scale *= 2;
+  return k >= 0 ? sum * scale : sum / scale;
+}
+
+constexpr double log(double x) {
+  if (!(x > 0)) throw std::domain_error("gpueq::dsl: log of a non-positive value");
+  // x = m·2^e with m in [0.75, 1.5), log m = 2·atanh((m − 1)/(m + 1)).
+  long e = 0;
+  while (x >= 1.5) x /= 2, ++e;
+  while (x < 0.75) x *= 2, --e;
+  double z = (x - 1) / (x + 1), z2 = z * z, term = z, sum = 0;
+  for (int n = 1; n < 80; n += 2) {
+    sum += term / n;
+    term *= z2;
+  }
+  return 2 * sum + static_cast<double>(e) * ln2;
+}
+
+constexpr double sqrt(double x) {
+  if (x < 0) throw std::domain_error("gpueq::dsl: sqrt of a negative value");
+  if (x == 0) return 0;
+  double r = x >= 1 ? x : 1;
+  for (int n = 0; n < 200; ++n) {
+    double next = 0.5 * (r + x / r);
+    if (next == r) break;
+    r = next;
+  }
+  return r;
+}
+
+constexpr double tanh(double x) {
+  if (x > 20) return 1;
+  if (x < -20) return -1;
+  double e2 = exp(2 * x);
+  return (e2 - 1) / (e2 + 1);
+}
+
+}  // namespace cmath
+
+// Inputs: a callable (name, flat index) -> double, usable in constant expressions.
+template <class Inputs>
+struct constexpr_real {
+  Inputs inputs;
+  using value = double;
+  constexpr double constant(long n, long d) const { return static_cast<double>(n) / static_cast<double>(d); }
+  constexpr double input(std::string_view name, std::size_t i) const { return inputs(name, i); }
+  constexpr double add(double a, double b) const { return a + b; }
+  constexpr double sub(double a, double b) const { return a - b; }
+  constexpr double mul(double a, double b) const { return a * b; }
+  constexpr double div(double a, double b) const { return a / b; }
+  constexpr double neg(double a) const { return -a; }
+  constexpr double max(double a, double b) const { return a < b ? b : a; }
+  constexpr double min(double a, double b) const { return b < a ? b : a; }
+  constexpr double exp(double a) const { return cmath::exp(a); }
+  constexpr double log(double a) const { return cmath::log(a); }
+  constexpr double sqrt(double a) const { return cmath::sqrt(a); }
+  constexpr double rsqrt(double a) const { return 1 / cmath::sqrt(a); }
+  constexpr double tanh(double a) const { return cmath::tanh(a); }
+};
+template <class Inputs>
+constexpr_real(Inputs) -> constexpr_real<Inputs>;
+
+// Run-time arithmetic in T; inputs: a callable (name, flat index) -> T.
+template <class T, class Inputs>
+struct numeric {
+  Inputs inputs;
+  using value = T;
+  T constant(long n, long d) const { return T(n) / T(d); }
+  T input(std::string_view name, std::size_t i) const { return inputs(name, i); }
+  T add(const T& a, const T& b) const { return a + b; }
+  T sub(const T& a, const T& b) const { return a - b; }
+  T mul(const T& a, const T& b) const { return a * b; }
+  T div(const T& a, const T& b) const { return a / b; }
+  T neg(const T& a) const { return -a; }
+  T max(const T& a, const T& b) const { return a < b ? b : a; }
+  T min(const T& a, const T& b) const { return b < a ? b : a; }
+  T exp(const T& a) const {
+    using std::exp;
+    return exp(a);
+  }
+  T log(const T& a) const {
+    using std::log;
+    return log(a);
+  }
+  T sqrt(const T& a) const {
+    using std::sqrt;
+    return sqrt(a);
+  }
+  T rsqrt(const T& a) const { return T(1) / sqrt(a); }
+  T tanh(const T& a) const {
+    using std::tanh;
+    return tanh(a);
+  }
+};
+
+// Exact rationals: the transcendental functions have no rational value.
+template <class Inputs>
+struct exact {
+  Inputs inputs;
+  using value = support::rational;
+  using R = support::rational;
+  R constant(long n, long d) const { return R(n, d); }
+  R input(std::string_view name, std::size_t i) const { return inputs(name, i); }
+  R add(const R& a, const R& b) const { return a + b; }
+  R sub(const R& a, const R& b) const { return a - b; }
+  R mul(const R& a, const R& b) const { return a * b; }
+  R div(const R& a, const R& b) const {
+    if (b == 0) throw std::domain_error("gpueq::dsl: division by zero");
+    return a / b;
+  }
+  R neg(const R& a) const { return -a; }
+  R max(const R& a, const R& b) const { return a < b ? b : a; }
+  R min(const R& a, const R& b) const { return b < a ? b : a; }
+  [[noreturn]] static R none(const char* f) {
+    throw std::domain_error(std::string("gpueq::dsl: ") + f + " has no exact rational value; use a numeric or term domain");
+  }
+  R exp(const R&) const { none("exp"); }
+  R log(const R&) const { none("log"); }
+  R sqrt(const R&) const { none("sqrt"); }
+  R rsqrt(const R&) const { none("rsqrt"); }
+  R tanh(const R&) const { none("tanh"); }
+};
+
+// Lowering to terms: input elements are `name[flat index]`, the naming kernels' inputs get.
+struct lowering {
+  term::store& s;
+  using value = term::term_id;
+  term::term_id constant(long n, long d) const { return s.constant(support::rational(n, d)); }
+  term::term_id input(std::string_view name, std::size_t i) const {
+    return s.input(name, {static_cast<std::uint32_t>(i)});
+  }
+  term::term_id add(term::term_id a, term::term_id b) const { return s.add(a, b); }
+  term::term_id sub(term::term_id a, term::term_id b) const { return s.sub(a, b); }
+  term::term_id mul(term::term_id a, term::term_id b) const { return s.mul(a, b); }
+  term::term_id div(term::term_id a, term::term_id b) const { return s.div(a, b); }
+  term::term_id neg(term::term_id a) const { return s.neg(a); }
+  term::term_id max(term::term_id a, term::term_id b) const { return s.max(a, b); }
+  term::term_id min(term::term_id a, term::term_id b) const { return s.min(a, b); }
+  term::term_id exp(term::term_id a) const { return s.exp(a); }
+  term::term_id log(term::term_id a) const { return s.log(a); }
+  term::term_id sqrt(term::term_id a) const { return s.sqrt(a); }
+  term::term_id rsqrt(term::term_id a) const { return s.rsqrt(a); }
+  term::term_id tanh(term::term_id a) const { return s.apply(term::function::tanh, a); }
+};
+
+}  // namespace gpueq::dsl

@@ -1,0 +1,372 @@
+// gpueq::dsl — specifications as C++ expressions. An expression is a type (an expression
+// template) built from tensors with compile-time shapes, index variables, arithmetic, the real
+// functions gpueq knows, and reductions over index ranges:
+//
+//   using namespace gpueq::dsl;
+//   constexpr tensor<"x", 8> x;
+//   constexpr var<'i'> i;  constexpr var<'j'> j;
+//   constexpr auto softmax = exp(x(i)) / sum<j, 0, 8>(exp(x(j)));
+//
+// The same expression evaluates at compile time (constexpr, in the constexpr_real domain), at run
+// time in any value domain (double, exact rationals) and lowers to terms of the store
+// (domains.hpp), where it meets a kernel's outputs. Let-bindings are plain C++ variables: a
+// sub-expression used twice is one type, and lowering shares it through hash-consing.
+//
+// Misuse is a compile error that says what is wrong: a tensor indexed with the wrong number of
+// indices, or an index used outside a reduction or output that binds it (see tabulate()).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace gpueq::dsl {
+
+// ---- names ----------------------------------------------------------------------------------
+template <std::size_t N>
+struct fixed_string {
+  char text[N]{};
+  constexpr fixed_string(const char (&s)[N]) {  // NOLINT: implicit, for template arguments
+    for (std::size_t i = 0; i < N; ++i) text[i] = s[i];
+  }
+  constexpr std::string_view view() const { return {text, N - 1}; }
+};
+
+// ---- index variables and their bindings -------------------------------------------------------
+// The values bound to index variables, by the variable's character.
+struct bindings {
+  std::array<long, 128> value{};
+  constexpr long operator[](char c) const { return value[static_cast<unsigned char>(c)]; }
+  constexpr bindings with(char c, long v) const {
+    bindings b = *this;
+    b.value[static_cast<unsigned char>(c)] = v;
+    return b;
+  }
+};
+
+// A set of index variables as a bit mask over characters (two words for 128 characters).
+struct var_set {
+  std::uint64_t lo = 0, hi = 0;
+  constexpr var_set operator|(var_set o) const { return {lo | o.lo, hi | o.hi}; }
+  constexpr var_set without(char c) const {
+    var_set r = *this;
+    auto u = static_cast<unsigned char>(c);
+    if (u < 64) r.lo &= ~(std::uint64_t{1} << u);
+    else r.hi &= ~(std::uint64_t{1} << (u - 64));
+    return r;
+  }
+  static constexpr var_set of(char c) {
+    auto u = static_cast<unsigned char>(c);
+    return u < 64 ? var_set{std::uint64_t{1} << u, 0} : var_set{0, std::uint64_t{1} << (u - 64)};
+  }
+  constexpr bool subset_of(var_set o) const { return (lo & ~o.lo) == 0 && (hi & ~o.hi) == 0; }
+  constexpr bool empty() const { return lo == 0 && hi == 0; }
+};
+
+// Index expressions: an index variable, an integer, and sums, differences and constant multiples
+// of index expressions (enough for tiles, strides and convolution windows).
+struct index_expr_tag {};
+template <class T>
+concept index_expression = std::is_base_of_v<index_expr_tag, std::remove_cvref_t<T>>;
+
+template <char Name>
+struct var : index_expr_tag {
+  static constexpr char name = Name;
+  static constexpr var_set free = var_set::of(Name);
+  constexpr long at(const bindings& b) const { return b[Name]; }
+};
+
+struct index_constant : index_expr_tag {
+  long v;
+  static constexpr var_set free{};
+  constexpr explicit index_constant(long x) : v(x) {}
+  constexpr long at(const bindings&) const { return v; }
+};
+
+template <class A, class B, int Op>  // Op: 0 add, 1 sub, 2 mul
+struct index_binary : index_expr_tag {
+  A a;
+  B b;
+  static constexpr var_set free = A::free | B::free;
+  constexpr index_binary(A x, B y) : a(x), b(y) {}
+  constexpr long at(const bindings& s) const {
+    if constexpr (Op == 0) return a.at(s) + b.at(s);
+    else if constexpr (Op == 1) return a.at(s) - b.at(s);
+    else return a.at(s) * b.at(s);
+  }
+};
+
+template <class T>
+constexpr auto as_index(T x) {
+  if constexpr (index_expression<T>) return x;
+  else {
+    static_assert(std::is_integral_v<T>, "an index must be an index variable, an integer, or a sum of them");
+    return index_constant(static_cast<long>(x));
+  }
+}
+
+template <class A, class B>
+  requires(index_expression<A> || index_expression<B>) && (!std::is_floating_point_v<A> && !std::is_floating_point_v<B>)
+constexpr auto operator+(A a, B b) {
+  auto x = as_index(a);
+  auto y = as_index(b);
+  return index_binary<decltype(x), decltype(y), 0>(x, y);
+}
+template <class A, class B>
+  requires(index_expression<A> || index_expression<B>) && (!std::is_floating_point_v<A> && !std::is_floating_point_v<B>)
+constexpr auto operator-(A a, B b) {
+  auto x = as_index(a);
+  auto y = as_index(b);
+  return index_binary<decltype(x), decltype(y), 1>(x, y);
+}
+template <class A, class B>
+  requires(index_expression<A> || index_expression<B>) && (!std::is_floating_point_v<A> && !std::is_floating_point_v<B>)
+constexpr auto operator*(A a, B b) {
+  auto x = as_index(a);
+  auto y = as_index(b);
+  return index_binary<decltype(x), decltype(y), 2>(x, y);
+}
+
+// ---- value expressions ------------------------------------------------------------------------
+struct expr_tag {};
+template <class T>
+concept expression = std::is_base_of_v<expr_tag, std::remove_cvref_t<T>>;
+
+// An exact constant num/den (so it lowers to an exact rational term).
+struct constant : expr_tag {
+  long num, den;
+  static constexpr var_set free{};
+  constexpr constant(long n, long d = 1) : num(n), den(d) {}
+  template <class D>
+  constexpr auto eval(D& d, const bindings&) const {
+    return d.constant(num, den);
+  }
+};
+
+// An element of a named input tensor of compile-time shape Dims..., stored row-major.
+template <fixed_string Name, class... I>
+struct access;
+
+template <fixed_string Name, std::size_t... Dims>
+struct tensor {
+  static constexpr std::string_view name = Name.view();
+  static constexpr std::size_t rank = sizeof...(Dims);
+  static constexpr std::array<std::size_t, sizeof...(Dims)> dims{Dims...};
+  static constexpr std::size_t size = (std::size_t{1} * ... * Dims);
+
+  template <class... I>
+  constexpr auto operator()(I... i) const {
+    static_assert(sizeof...(I) == sizeof...(Dims),
+                  "gpueq::dsl: a tensor is indexed with as many indices as its shape has dimensions");
+    return access<Name, decltype(as_index(i))...>(dims_array(), as_index(i)...);
+  }
+  static constexpr std::array<std::size_t, sizeof...(Dims)> dims_array() { return dims; }
+};
+
+template <fixed_string Name, class... I>
+struct access : expr_tag {
+  std::array<std::size_t, sizeof...(I)> dims;
+  std::tuple<I...> idx;
+  static constexpr var_set free = (var_set{} | ... | I::free);
+  constexpr access(std::array<std::size_t, sizeof...(I)> d, I... i) : dims(d), idx(i...) {}
+
+  // The row-major flat index; out of range is an error (a constant expression stops there).
+  constexpr std::size_t flat(const bindings& b) const {
+    std::size_t f = 0;
+    std::size_t k = 0;
+    bool ok = true;
+    std::apply(
+        [&](const auto&... ix) {
+          ((ok = ok && ix.at(b) >= 0 && static_cast<std::size_t>(ix.at(b)) < dims[k],
+            f = f * dims[k] + static_cast<std::size_t>(ix.at(b)), ++k),
+           ...);
+        },
+        idx);
+    if (!ok) throw_out_of_range();
+    return f;
+  }
+  template <class D>
+  constexpr auto eval(D& d, const bindings& b) const {
+    return d.input(Name.view(), flat(b));
+  }
+
+ private:
+  // Not constexpr: reaching it during constant evaluation is the compile error.
+  static void throw_out_of_range() {
+    throw std::out_of_range("gpueq::dsl: tensor '" + std::string(Name.view()) + "' indexed out of its shape");
+  }
+};
+
+enum class op { add, sub, mul, div, max, min, neg, exp, log, sqrt, rsqrt, tanh };
+
+template <op O, class A, class B>
+struct binary : expr_tag {
+  A a;
+  B b;
+  static constexpr var_set free = A::free | B::free;
+  constexpr binary(A x, B y) : a(x), b(y) {}
+  template <class D>
+  constexpr auto eval(D& d, const bindings& s) const {
+    auto x = a.eval(d, s);
+    auto y = b.eval(d, s);
+    if constexpr (O == op::add) return d.add(x, y);
+    else if constexpr (O == op::sub) return d.sub(x, y);
+    else if constexpr (O == op::mul) return d.mul(x, y);
+    else if constexpr (O == op::div) return d.div(x, y);
+    else if constexpr (O == op::max) return d.max(x, y);
+    else return d.min(x, y);
+  }
+};
+
+template <op O, class A>
+struct unary : expr_tag {
+  A a;
+  static constexpr var_set free = A::free;
+  constexpr explicit unary(A x) : a(x) {}
+  template <class D>
+  constexpr auto eval(D& d, const bindings& s) const {
+    auto x = a.eval(d, s);
+    if constexpr (O == op::neg) return d.neg(x);
+    else if constexpr (O == op::exp) return d.exp(x);
+    else if constexpr (O == op::log) return d.log(x);
+    else if constexpr (O == op::sqrt) return d.sqrt(x);
+    else if constexpr (O == op::rsqrt) return d.rsqrt(x);
+    else return d.tanh(x);
+  }
+};
+
+// Σ or max/min of Body over the index variable V from Lo to Hi − 1 (evaluated left to right, as
+// a sequential loop would: the order does not matter over the reals).
+template <op O, char V, long Lo, long Hi, class Body>
+struct reduction : expr_tag {
+  static_assert(Lo < Hi, "gpueq::dsl: a reduction needs a non-empty index range");
+  Body body;
+  static constexpr var_set free = Body::free.without(V);
+  constexpr explicit reduction(Body b) : body(b) {}
+  template <class D>
+  constexpr auto eval(D& d, const bindings& s) const {
+    auto acc = body.eval(d, s.with(V, Lo));
+    for (long k = Lo + 1; k < Hi; ++k) {
+      auto x = body.eval(d, s.with(V, k));
+      if constexpr (O == op::add) acc = d.add(acc, x);
+      else if constexpr (O == op::max) acc = d.max(acc, x);
+      else acc = d.min(acc, x);
+    }
+    return acc;
+  }
+};
+
+// Numbers in expressions become exact constants: integers as they are, floating-point literals
+// by their exact binary value would surprise users, so they are rejected: write constant(1, 8).
+template <class T>
+constexpr auto as_expr(T x) {
+  if constexpr (expression<T>) return x;
+  else {
+    static_assert(std::is_integral_v<T>,
+                  "gpueq::dsl: write non-integer constants exactly, as constant(num, den)");
+    return constant(static_cast<long>(x));
+  }
+}
+
+#define GPUEQ_DSL_BINARY(symbol, O)                                                        \
+  template <class A, class B>                                                              \
+    requires(expression<A> || expression<B>)                                               \
+  constexpr auto operator symbol(A a, B b) {                                               \
+    auto x = as_expr(a);                                                                   \
+    auto y = as_expr(b);                                                                   \
+    return binary<O, decltype(x), decltype(y)>(x, y);                                      \
+  }
+GPUEQ_DSL_BINARY(+, op::add)
+GPUEQ_DSL_BINARY(-, op::sub)
+GPUEQ_DSL_BINARY(*, op::mul)
+GPUEQ_DSL_BINARY(/, op::div)
+#undef GPUEQ_DSL_BINARY
+
+template <expression A>
+constexpr auto operator-(A a) {
+  return unary<op::neg, A>(a);
+}
+
+template <class A, class B>
+  requires(expression<A> || expression<B>)
+constexpr auto max(A a, B b) {
+  auto x = as_expr(a);
+  auto y = as_expr(b);
+  return binary<op::max, decltype(x), decltype(y)>(x, y);
+}
+template <class A, class B>
+  requires(expression<A> || expression<B>)
+constexpr auto min(A a, B b) {
+  auto x = as_expr(a);
+  auto y = as_expr(b);
+  return binary<op::min, decltype(x), decltype(y)>(x, y);
+}
+
+#define GPUEQ_DSL_UNARY(fn, O)                \
+  template <expression A>                     \
+  constexpr auto fn(A a) {                    \
+    return unary<O, A>(a);                    \
+  }
+GPUEQ_DSL_UNARY(exp, op::exp)
+GPUEQ_DSL_UNARY(log, op::log)
+GPUEQ_DSL_UNARY(sqrt, op::sqrt)
+GPUEQ_DSL_UNARY(rsqrt, op::rsqrt)
+GPUEQ_DSL_UNARY(tanh, op::tanh)
+#undef GPUEQ_DSL_UNARY
+
+// sum<j, 0, N>(body), max_over<j, 0, N>(body), min_over<j, 0, N>(body)
+template <auto V, long Lo, long Hi, expression Body>
+constexpr auto sum(Body b) {
+  return reduction<op::add, decltype(V)::name, Lo, Hi, Body>(b);
+}
+template <auto V, long Lo, long Hi, expression Body>
+constexpr auto max_over(Body b) {
+  return reduction<op::max, decltype(V)::name, Lo, Hi, Body>(b);
+}
+template <auto V, long Lo, long Hi, expression Body>
+constexpr auto min_over(Body b) {
+  return reduction<op::min, decltype(V)::name, Lo, Hi, Body>(b);
+}
+
+// ---- evaluation -------------------------------------------------------------------------------
+// The value of a closed expression (every index bound by a reduction), or of an expression whose
+// free indices are bound by `b`.
+template <expression E, class D>
+constexpr auto evaluate(const E& e, D& domain, const bindings& b = {}) {
+  return e.eval(domain, b);
+}
+
+// Every element of an output of shape (extents of the index variables Out...): f(visit) is called
+// with the flat row-major index and the value. The expression's free indices must be among Out.
+template <auto... Out, expression E, class D, class F>
+constexpr void tabulate(const E& e, D& domain, std::array<long, sizeof...(Out)> extents, F&& visit) {
+  constexpr var_set bound = (var_set{} | ... | var_set::of(decltype(Out)::name));
+  static_assert(E::free.subset_of(bound),
+                "gpueq::dsl: the expression uses an index that no reduction or output binds");
+  constexpr char names[] = {decltype(Out)::name...};
+  std::array<long, sizeof...(Out)> at{};
+  long total = 1;
+  for (long x : extents) total *= x;
+  for (long flat = 0; flat < total; ++flat) {
+    long rest = flat;
+    for (std::size_t k = sizeof...(Out); k-- > 0;) {
+      at[k] = rest % extents[k];
+      rest /= extents[k];
+    }
+    bindings b;
+    for (std::size_t k = 0; k < sizeof...(Out); ++k) b = b.with(names[k], at[k]);
+    visit(static_cast<std::size_t>(flat), e.eval(domain, b));
+  }
+}
+
+// A closed expression has no free index: evaluate() needs no bindings.
+template <expression E>
+inline constexpr bool is_closed = E::free.empty();
+
+}  // namespace gpueq::dsl
