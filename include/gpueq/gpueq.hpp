@@ -3,4 +3,5 @@
 
 #include <gpueq/canon.hpp>
 #include <gpueq/dsl.hpp>
+#include <gpueq/ptx.hpp>
 #include <gpueq/term.hpp>
