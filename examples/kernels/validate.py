@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Checks the pair specs of the kernel corpus without gpueq: every *.pair.json validates against
+schema.json (when the jsonschema module is installed), names PTX files and entries that exist,
+lists exactly one name per .param of the entry, maps 64-bit parameters to tensors and the others
+to scalars, and uses every tensor. Exit 1 on any problem. Usage: ./validate.py [spec ...]"""
+import glob
+import json
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ENTRY_RE = re.compile(r'\.entry\s+([A-Za-z_$][\w$]*)\s*\((.*?)\)', re.S)
+PARAM_RE = re.compile(r'\.param\s+(?:\.align\s+\d+\s+)?\.(\w+)\s+([\w$]+)')
+
+
+def entries(ptx_path):
+    text = open(ptx_path).read()
+    return {m.group(1): PARAM_RE.findall(m.group(2)) for m in ENTRY_RE.finditer(text)}
+
+
+def check(spec_path, validator):
+    problems = []
+    spec = json.load(open(spec_path))
+    if validator is not None:
+        problems += [f'schema: {e.message} at {list(e.path)}' for e in validator.iter_errors(spec)]
+    tensors, scalars = spec.get('tensors', {}), spec.get('scalars', {})
+    used = set()
+    for side in ('reference', 'candidate'):
+        k = spec.get(side, {})
+        ptx = os.path.join(os.path.dirname(spec_path), k.get('ptx', ''))
+        if not os.path.isfile(ptx):
+            problems.append(f'{side}: no PTX file {ptx}')
+            continue
+        es = entries(ptx)
+        name = k.get('entry')
+        if name is None:
+            if len(es) != 1:
+                problems.append(f'{side}: {len(es)} entries in {k["ptx"]}, give "entry"')
+                continue
+            name = next(iter(es))
+        if name not in es:
+            problems.append(f'{side}: no entry {name} in {k["ptx"]}')
+            continue
+        params = k.get('params', [])
+        if len(params) != len(es[name]):
+            problems.append(f'{side}: {len(params)} params named, {name} has {len(es[name])}')
+            continue
+        for p, (ty, _) in zip(params, es[name]):
+            used.add(p)
+            if p in tensors:
+                if ty not in ('u64', 'b64', 's64'):
+                    problems.append(f'{side}: tensor {p} bound to a .{ty} parameter')
+            elif p in scalars:
+                if ty in ('u64', 'b64') and not isinstance(scalars[p], int):
+                    problems.append(f'{side}: scalar {p} bound to a pointer-sized parameter')
+            else:
+                problems.append(f'{side}: parameter name {p} is neither a tensor nor a scalar')
+        threads = 1
+        for b in k.get('block', []):
+            threads *= b
+        if threads > 1024:
+            problems.append(f'{side}: {threads} threads per CTA')
+    for t in tensors:
+        if t not in used:
+            problems.append(f'tensor {t} is bound to no parameter')
+    if spec.get('expect') in ('race', 'deadlock', 'out-of-bounds') and 'culprit' not in spec:
+        problems.append('a race/deadlock/out-of-bounds expectation should name the culprit')
+    return problems
+
+
+def main():
+    try:
+        import jsonschema
+        schema = json.load(open(os.path.join(HERE, 'schema.json')))
+        validator = jsonschema.Draft202012Validator(schema)
+    except ImportError:
+        print('validate.py: jsonschema not installed; checking everything but the schema')
+        validator = None
+    specs = sys.argv[1:] or sorted(glob.glob(os.path.join(HERE, '*', '*.pair.json')))
+    bad = 0
+    for s in specs:
+        for p in check(s, validator):
+            print(f'{os.path.relpath(s, HERE)}: {p}')
+            bad += 1
+    print(f'validate.py: {len(specs)} specs, {bad} problems')
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
