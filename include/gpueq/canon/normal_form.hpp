@@ -482,14 +482,7 @@ class normal_forms {
   term_id child(term_id t, std::size_t i) const;
   // Constants, inputs and products of inputs (a·b, 2·x²/y) are the bulk of accumulation chains:
   // their forms are built directly from the term, without visiting or memoizing them.
-  bool is_monomial(term_id t) const {
-    term::kind k = s_.kind_of(t);
-    if (k == term::kind::input || k == term::kind::constant) return true;
-    if (k != term::kind::mul) return false;
-    for (auto f : s_.product_entries(t))
-      if (s_.kind_of(f.base) != term::kind::input) return false;
-    return true;
-  }
+  bool is_monomial(term_id t) const { return s_.is_monomial(t); }
   // The monomial of an input or a product of inputs (without the product's coefficient).
   mono_id monomial_of(term_id t) {
     // Cached by term id (a product of inputs is hash-consed, so both sides of an obligation share
@@ -752,7 +745,8 @@ inline normal_forms::sum_parts normal_forms::parts_of_sum(term_id t) {
         continue;
       }
       if (is_monomial(e.term)) {  // the bulk of a chain: its monomial goes straight in
-        if (s_.kind_of(e.term) == term::kind::mul) c *= coefficient_t(s_.product_coefficient(e.term));
+        if (s_.kind_of(e.term) == term::kind::mul && s_.at(e.term).payload != term::store::one_index)
+          c *= coefficient_t(s_.product_coefficient(e.term));
         plain.add(mono_mul(monomial_of(e.term), w.m), w.h, std::move(c));
         continue;
       }

@@ -85,6 +85,9 @@ inline std::string_view name_of(function f) { return function_names[static_cast<
 
 struct node {
   kind k;
+  // Cached at creation: the node is a constant, an input, or a product whose bases are all inputs
+  // (a monomial). Normal forms read it instead of visiting the children.
+  bool monomial;
   std::uint32_t payload;
   std::uint32_t first;  // index of the first slot in the store's slot arena
   std::uint32_t count;  // number of slots (pairs count 2)
@@ -133,6 +136,8 @@ class store {
     return constants_[nodes_[t].payload];
   }
   bool is_constant(term_id t) const { return nodes_[t].k == kind::constant; }
+  // A constant, an input, or a product of powers of inputs (x·y, 2·x²/y).
+  bool is_monomial(term_id t) const { return nodes_[t].monomial; }
   bool is_infinite(term_id t) const {
     return nodes_[t].k == kind::neg_inf || nodes_[t].k == kind::pos_inf;
   }
@@ -376,7 +381,12 @@ class store {
     check_invariants(k, payload, s);
     if (nodes_.size() >= no_term) throw std::length_error("term store is full (2^32 terms)");
     auto id = static_cast<term_id>(nodes_.size());
-    nodes_.push_back(node{k, payload, static_cast<std::uint32_t>(slots_.size()),
+    bool monomial = k == kind::constant || k == kind::input;
+    if (k == kind::mul) {
+      monomial = true;
+      for (std::size_t i = 0; i < s.size(); i += 2) monomial = monomial && nodes_[s[i]].k == kind::input;
+    }
+    nodes_.push_back(node{k, monomial, payload, static_cast<std::uint32_t>(slots_.size()),
                           static_cast<std::uint32_t>(s.size()), key.hash});
     slots_.insert(slots_.end(), s.begin(), s.end());
     table_.insert(table_entry{id, key.hash});
