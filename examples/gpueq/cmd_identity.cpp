@@ -94,6 +94,7 @@ int run(const options& opt) {
   std::vector<outcome> outcomes;
   std::string text;
   std::string source;
+  term::let_table lets;  // `let NAME = EXPR` lines of a --file
 
   auto decide_one = [&](outcome& o, term::term_id f, term::term_id g) {
     auto t0 = std::chrono::steady_clock::now();
@@ -112,11 +113,22 @@ int run(const options& opt) {
       std::string_view line(text.data() + begin, end - begin);
       ++line_no;
       std::size_t first = line.find_first_not_of(" \t\r");
-      if (first != std::string_view::npos && line[first] != '#') {
+      if (first != std::string_view::npos && line[first] != '#' && term::is_let(line)) {
+        try {
+          term::parse_let(s, line, lets);
+        } catch (const term::parse_error& e) {
+          outcome o;
+          o.line = line_no;
+          o.error = std::to_string(line_no) + ":" + std::to_string(e.column) + ": " + e.reason + "\n" +
+                    caret(line, e.offset);
+          outcomes.push_back(std::move(o));
+          if (!opt.quiet && !opt.json) print_text(s, outcomes.back(), opt, source + ":" + std::to_string(line_no));
+        }
+      } else if (first != std::string_view::npos && line[first] != '#') {
         outcome o;
         o.line = line_no;
         try {
-          auto [f, g] = term::parse_identity(s, line);
+          auto [f, g] = term::parse_identity(s, line, &lets);
           decide_one(o, f, g);
         } catch (const term::parse_error& e) {
           o.error = std::to_string(line_no) + ":" + std::to_string(e.column) + ": " + e.reason + "\n" +
@@ -177,6 +189,7 @@ const cli::registrar reg{"identity", [](CLI::App& app) -> cli::runner {
   auto* cmd = app.add_subcommand(
       "identity",
       "Decide whether two real expressions are equal for every input.\n"
+      "A --file holds one 'LHS == RHS' per line; 'let NAME = EXPR' lines bind names for later lines.\n"
       "Syntax: inputs x, alpha, q[2][5]; numbers 3, 0.125, 1/3, -2.5e-3; inf; + - * / ^ (integer\n"
       "exponents); exp log sqrt rsqrt max min tanh erf abs sin cos.\n"
       "Exit: 0 equal, 1 different (a separating input is printed), 3 unknown, 4 bad input.");

@@ -50,6 +50,10 @@ expect(softmax_no_rescale 1 "different" identity --file examples/identities/soft
 file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/cli_mixed.txt" "# mixed\nx + x == 2*x\n\nx == y\nexp(x) == exp(x +\n")
 expect(file_mixed 4 "cli_mixed.txt:2: equal.*cli_mixed.txt:4: different.*cli_mixed.txt:5: error: 5:"
        identity --file "${CMAKE_CURRENT_BINARY_DIR}/cli_mixed.txt")
+file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/cli_lets.txt"
+     "let D = exp(x[0]) + exp(x[1])\nexp(x[0])/D == 1/(1 + exp(x[1] - x[0]))\nlet D = 2\n")
+expect(file_lets 4 "cli_lets.txt:2: equal.*cli_lets.txt:3: error: 3:5: 'D' is already bound"
+       identity --file "${CMAKE_CURRENT_BINARY_DIR}/cli_lets.txt")
 file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/cli_empty.txt" "# nothing here\n")
 expect(file_empty 4 "holds no identity" identity --file "${CMAKE_CURRENT_BINARY_DIR}/cli_empty.txt")
 

@@ -140,3 +140,53 @@ TEST_CASE("the parser survives arbitrary bytes") {
   CHECK(term::parse(s, deep) == s.input("x"));
   CHECK_THROWS_AS(term::parse(s, std::string(100000, '(')), term::parse_error);
 }
+
+TEST_CASE("shared text: let bindings keep a DAG linear and parse back to the same terms") {
+  store s;
+  auto online = families::softmax_online(s, 64);
+  auto naive = families::softmax_naive(s, 64);
+  std::vector<term_id> roots(online.begin(), online.end());
+  roots.insert(roots.end(), naive.begin(), naive.end());
+  term::shared_text text = term::to_shared_text(s, roots);
+  std::size_t shared_size = 0, plain_size = 0;
+  for (auto& l : text.lets) shared_size += l.size();
+  for (auto& r : text.roots) shared_size += r.size();
+  for (term_id r : roots) plain_size += term::to_string(s, r).size();
+  CHECK(shared_size * 10 < plain_size);
+  // Same store: the very same ids.
+  term::let_table lets;
+  for (auto& l : text.lets) term::parse_let(s, l, lets);
+  for (std::size_t i = 0; i < roots.size(); ++i) CHECK(term::parse(s, text.roots[i], &lets) == roots[i]);
+  // A fresh store prints the same shared text.
+  store fresh;
+  term::let_table fresh_lets;
+  for (auto& l : text.lets) term::parse_let(fresh, l, fresh_lets);
+  std::vector<term_id> fresh_roots;
+  for (auto& r : text.roots) fresh_roots.push_back(term::parse(fresh, r, &fresh_lets));
+  term::shared_text again = term::to_shared_text(fresh, fresh_roots);
+  CHECK(again.lets == text.lets);
+  CHECK(again.roots == text.roots);
+}
+
+TEST_CASE("let bindings: errors") {
+  store s;
+  term::let_table lets;
+  term::parse_let(s, "let D = exp(x) + exp(y)", lets);
+  CHECK(term::parse(s, "exp(x)/D", &lets) == term::parse(s, "exp(x)/(exp(x) + exp(y))"));
+  auto error_of = [&](std::string_view text, bool binding) {
+    try {
+      if (binding) term::parse_let(s, text, lets);
+      else (void)term::parse(s, text, &lets);
+    } catch (const term::parse_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(error_of("let D = 1", true).find("already bound") != std::string::npos);
+  CHECK(error_of("let exp = 1", true).find("reserved") != std::string::npos);
+  CHECK(error_of("let E x", true).find("expected '='") != std::string::npos);
+  CHECK(error_of("let E == x", true).find("expected '='") != std::string::npos);
+  CHECK(error_of("D[3] + 1", false).find("no indices") != std::string::npos);
+  CHECK(term::is_let("  let x = 1"));
+  CHECK_FALSE(term::is_let("letter + 1"));
+}

@@ -6,11 +6,14 @@
 //   operators     + - * / ^                  (usual precedence; ^ binds tightest, takes an
 //                                             integer exponent, and is right-associative)
 //   functions     exp log sqrt rsqrt max min tanh erf abs sin cos   (max/min take ≥ 2 args)
+//   bindings      let D = exp(x[0]) + exp(x[1])     (parse_let; later texts may use D as a term)
 // The parser is a shunting-yard over an explicit stack: megabyte expressions and deep nesting
 // cost no call-stack depth. Errors carry the byte offset, line and column.
 #pragma once
 
 #include <gpueq/term/store.hpp>
+
+#include <boost/unordered/unordered_flat_map.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -21,6 +24,9 @@
 #include <vector>
 
 namespace gpueq::term {
+
+// Names bound by `let NAME = EXPR` (parse_let), usable as terms by later parses.
+using let_table = boost::unordered_flat_map<std::string, term_id>;
 
 struct parse_error : std::runtime_error {
   parse_error(std::string message, std::size_t offset_, std::size_t line_, std::size_t column_)
@@ -65,7 +71,31 @@ inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 class parser {
  public:
-  parser(store& s, std::string_view text) : s_(s), text_(text) {}
+  parser(store& s, std::string_view text, const let_table* lets = nullptr) : s_(s), text_(text), lets_(lets) {}
+
+  // Parses "let NAME = EXPR" and binds NAME in `lets`.
+  void parse_let(let_table& lets) {
+    skip_space();
+    if (text_.substr(pos_, 3) != "let" || pos_ + 3 >= text_.size() || detail::is_ident_char(text_[pos_ + 3]))
+      fail("expected 'let NAME = EXPR'", pos_);
+    pos_ += 3;
+    skip_space();
+    const std::size_t start = pos_;
+    if (pos_ >= text_.size() || !detail::is_ident_start(text_[pos_])) fail("expected a name after 'let'", pos_);
+    while (pos_ < text_.size() && detail::is_ident_char(text_[pos_])) ++pos_;
+    std::string name(text_.substr(start, pos_ - start));
+    if (name == "inf" || name == "let" || known_function(name))
+      fail("'" + name + "' is reserved and cannot be bound", start);
+    if (lets.contains(name)) fail("'" + name + "' is already bound", start);
+    skip_space();
+    if (pos_ >= text_.size() || text_[pos_] != '=' || text_.substr(pos_, 2) == "==")
+      fail("expected '=' after 'let " + name + "'", pos_);
+    ++pos_;
+    term_id value = parse_until_end();
+    skip_space();
+    if (pos_ < text_.size()) fail("unexpected '" + std::string(1, text_[pos_]) + "'", pos_);
+    lets.emplace(std::move(name), value);
+  }
 
   // Parses the whole text as one term.
   term_id parse_all() {
@@ -366,6 +396,13 @@ class parser {
       return;
     }
     if (known_function(name)) fail("'" + std::string(name) + "' is a function: write " + std::string(name) + "(…)", start);
+    if (lets_) {
+      if (auto it = lets_->find(std::string(name)); it != lets_->end()) {
+        if (pos_ < text_.size() && text_[pos_] == '[') fail("'" + std::string(name) + "' is a let binding and has no indices", pos_);
+        push(it->second);
+        return;
+      }
+    }
     indices_.clear();
     while (pos_ < text_.size() && text_[pos_] == '[') {
       std::size_t open = pos_++;
@@ -387,6 +424,7 @@ class parser {
 
   store& s_;
   std::string_view text_;
+  const let_table* lets_ = nullptr;
   std::size_t pos_ = 0;
   std::vector<term_id> operands_;
   // An operand that is an unfinished n-ary sum or product (`a + b - c`, `a * b / c`): its items,
@@ -402,10 +440,22 @@ class parser {
   bool operand_pushed_ = false;
 };
 
-inline term_id parse(store& s, std::string_view text) { return parser(s, text).parse_all(); }
+inline term_id parse(store& s, std::string_view text, const let_table* lets = nullptr) {
+  return parser(s, text, lets).parse_all();
+}
 
-inline std::pair<term_id, term_id> parse_identity(store& s, std::string_view text) {
-  return parser(s, text).parse_identity();
+inline std::pair<term_id, term_id> parse_identity(store& s, std::string_view text, const let_table* lets = nullptr) {
+  return parser(s, text, lets).parse_identity();
+}
+
+// Parses "let NAME = EXPR" (EXPR may use earlier bindings) and adds NAME to `lets`.
+inline void parse_let(store& s, std::string_view text, let_table& lets) { parser(s, text, &lets).parse_let(lets); }
+
+// Whether a line of text is a let binding (starts with the word `let`).
+inline bool is_let(std::string_view text) {
+  std::size_t i = text.find_first_not_of(" \t\r");
+  return i != std::string_view::npos && text.substr(i, 3) == "let" &&
+         (i + 3 == text.size() || text[i + 3] == ' ' || text[i + 3] == '\t');
 }
 
 }  // namespace gpueq::term

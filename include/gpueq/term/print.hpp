@@ -6,6 +6,8 @@
 
 #include <gpueq/term/store.hpp>
 
+#include <boost/unordered/unordered_flat_map.hpp>
+
 #include <cstddef>
 #include <limits>
 #include <string>
@@ -17,6 +19,8 @@ namespace gpueq::term {
 struct print_options {
   // Stop after roughly this many characters and end with "…" (reports); unlimited by default.
   std::size_t max_chars = std::numeric_limits<std::size_t>::max();
+  // Subterms printed as a name instead of their structure (let-bound names; see to_shared_text).
+  const boost::unordered_flat_map<term_id, std::string>* names = nullptr;
 };
 
 namespace detail {
@@ -56,6 +60,7 @@ class printer {
   std::string operator()(term_id root) {
     out_.clear();
     stack_.clear();
+    root_ = root;
     push_term(root, detail::prec::sum);
     while (!stack_.empty()) {
       if (out_.size() > options_.max_chars) {
@@ -88,6 +93,12 @@ class printer {
   void piece(const char* text) { pieces_.push_back(task{no_term, text, {}}); }
   void piece(std::string text) { pieces_.push_back(task{no_term, nullptr, std::move(text)}); }
   void piece_term(term_id t, detail::prec context) {
+    if (options_.names && t != root_) {
+      if (auto it = options_.names->find(t); it != options_.names->end()) {
+        piece(it->second);
+        return;
+      }
+    }
     if (detail::precedence_of(s_, t) < context) {
       piece("(");
       pieces_.push_back(task{t, nullptr, {}});
@@ -227,12 +238,85 @@ class printer {
 
   const store& s_;
   print_options options_;
+  term_id root_ = no_term;
   std::string out_;
   std::vector<task> stack_;
 };
 
 inline std::string to_string(const store& s, term_id t, print_options options = {}) {
   return printer(s, options)(t);
+}
+
+// Terms as text with their sharing kept: every subterm that is not a monomial and is used more
+// than once (by the roots together) is bound once, `let _tN = …`, before its first use, and named
+// after that. The printed form of a DAG can be exponentially larger than the DAG; this one is
+// linear in it. parse_let on each line of `lets`, then parse on each root text with the same
+// let_table, gives back the same terms.
+struct shared_text {
+  std::vector<std::string> lets;   // "let _t1 = …" lines, in dependency order
+  std::vector<std::string> roots;  // one text per root
+};
+
+inline shared_text to_shared_text(const store& s, std::span<const term_id> roots) {
+  // The children the printer visits: entries of sums and products, arguments of applications.
+  auto children = [&](term_id t, auto&& visit) {
+    switch (s.kind_of(t)) {
+      case kind::add:
+        for (auto e : s.sum_entries(t)) visit(e.term);
+        break;
+      case kind::mul:
+        for (auto f : s.product_entries(t)) visit(f.base);
+        break;
+      case kind::exp:
+      case kind::log:
+      case kind::sqrt:
+      case kind::max:
+      case kind::min:
+      case kind::apply:
+        for (term_id a : s.args(t)) visit(a);
+        break;
+      default: break;
+    }
+  };
+  // Reference counts and a post-order (children first), iteratively.
+  boost::unordered_flat_map<term_id, std::uint32_t> refs;
+  std::vector<term_id> order;
+  std::vector<std::pair<term_id, bool>> stack;
+  for (term_id r : roots) {
+    if (refs[r]++ == 0) stack.push_back({r, false});
+    while (!stack.empty()) {
+      auto [t, expanded] = stack.back();
+      stack.pop_back();
+      if (expanded) {
+        order.push_back(t);
+        continue;
+      }
+      stack.push_back({t, true});
+      children(t, [&](term_id c) {
+        if (refs[c]++ == 0) stack.push_back({c, false});
+      });
+    }
+  }
+  // Names that cannot collide with an input: _t1, _t2, … (more underscores if a tensor is so named).
+  std::string prefix = "_t";
+  for (std::uint32_t i = 0; i < s.tensor_count(); ++i)
+    while (s.tensor_name_at(i).substr(0, prefix.size()) == prefix) prefix.insert(prefix.begin(), '_');
+  boost::unordered_flat_map<term_id, std::string> names;
+  shared_text out;
+  print_options options;
+  options.names = &names;
+  printer p(s, options);
+  for (term_id t : order) {
+    if (refs[t] < 2 || s.is_monomial(t) || s.is_infinite(t)) continue;
+    std::string name = prefix + std::to_string(names.size() + 1);
+    out.lets.push_back("let " + name + " = " + p(t));
+    names.emplace(t, std::move(name));
+  }
+  for (term_id r : roots) {
+    auto it = names.find(r);
+    out.roots.push_back(it != names.end() ? it->second : p(r));
+  }
+  return out;
 }
 
 }  // namespace gpueq::term
