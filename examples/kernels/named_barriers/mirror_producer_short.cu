@@ -1,0 +1,43 @@
+// BROKEN on purpose: the warp-specialized pipeline of mirror_pipeline.cu with an off-by-one
+// loop bound in the producer warp: it never fills (nor signals FULL for) the last chunk and
+// exits, so the consumers wait forever in bar.sync on FULL[(chunks - 1) % 2], which only their
+// 64 threads reach out of 96: a deadlock (a hang on the GPU). Launch: 96 threads, n a multiple
+// of 64.
+#define CHUNK 64
+#define THREADS 96
+
+__device__ __forceinline__ void named_sync(int id, int count)
+{
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void named_arrive(int id, int count)
+{
+    asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(count) : "memory");
+}
+
+extern "C" __global__ void mirror_producer_short(const float* __restrict__ x, float* __restrict__ y,
+                                           int n)
+{
+    __shared__ float buf[2][CHUNK];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int chunks = n / CHUNK;
+
+    if (warp == 0) {  // producer
+        for (int k = 0; k < chunks - 1; ++k) {  // should be k < chunks
+            const int s = k % 2;
+            if (k >= 2) named_sync(3 + s, THREADS);  // wait until chunk k - 2 is consumed
+            buf[s][lane] = x[k * CHUNK + lane];
+            buf[s][lane + 32] = x[k * CHUNK + lane + 32];
+            named_arrive(1 + s, THREADS);
+        }
+    } else {  // consumers: 64 threads, one output each per chunk
+        const int c = threadIdx.x - 32;
+        for (int k = 0; k < chunks; ++k) {
+            const int s = k % 2;
+            named_sync(1 + s, THREADS);
+            y[k * CHUNK + c] = buf[s][c] * buf[s][CHUNK - 1 - c];
+            if (k + 2 < chunks) named_arrive(3 + s, THREADS);  // buf[s] may be refilled
+        }
+    }
+}
