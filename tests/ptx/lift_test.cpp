@@ -144,3 +144,17 @@ TEST_CASE("the idiom table compiles") {
   CHECK(table.size() >= 15);
   CHECK(ptx::detail::compiled_idioms().size() == table.size());
 }
+
+TEST_CASE("expf sequences sharing hoisted constants are all lifted") {
+  // nvcc hoists the expf constants (log2(e), the rounding bias, …) before the loop; both expf calls
+  // in the loop body use the same registers. Each sequence must still be recognized as expf.
+  ptx::module m = ptx::parse_file(std::string(GPUEQ_SOURCE_DIR) + "/examples/kernels/softmax/softmax_online.ptx");
+  ptx::lift_report r = ptx::lift(m);
+  std::map<std::string, int> by_name;
+  for (auto& li : r.idioms) ++by_name[li.name];
+  CHECK(by_name["expf"] == 5);
+  CHECK(by_name["exp2f"] == 0);
+  // And nothing of a range reduction is left: no ex2 outside a lifted op.
+  for (auto& f : m.functions)
+    for (auto& ins : f.instructions) CHECK(ins.op != ptx::opcode::ex2);
+}

@@ -424,8 +424,11 @@ inline lift_report lift(module& m) {
         const auto& st = mt.result();
         std::vector<std::uint32_t> all(st.node_ins.begin(), st.node_ins.end());
         all.insert(all.end(), st.const_movs.begin(), st.const_movs.end());
-        std::uint32_t first = *std::min_element(all.begin(), all.end());
-        if (*std::max_element(all.begin(), all.end()) != i) continue;  // the root must come last
+        // The block/control-flow checks cover the computing instructions only: a constant's mov
+        // has a single definition in the function (the matcher checks it), so it may sit anywhere,
+        // e.g. hoisted before a loop and shared by several expf sequences.
+        std::uint32_t first = *std::min_element(st.node_ins.begin(), st.node_ins.end());
+        if (*std::max_element(st.node_ins.begin(), st.node_ins.end()) != i) continue;  // the root comes last
         // One basic block, no control flow inside, inputs not redefined inside.
         bool ok = true;
         for (std::uint32_t k = first; k <= i && ok; ++k) {
