@@ -20,7 +20,8 @@ namespace {
 using namespace gpueq;
 
 struct options {
-  std::string file;
+  std::string file;                // the file run_one reads
+  std::vector<std::string> files;  // from the command line
   bool json = false, print = false, lifted = false;
 };
 
@@ -64,7 +65,7 @@ std::vector<const ptx::variable*> shared_arrays(const ptx::module& m, const ptx:
   return out;
 }
 
-int run(const options& opt) {
+int run_one(const options& opt) {
   std::string text = cli::read_file(opt.file);
   ptx::module m;
   try {
@@ -177,6 +178,19 @@ int run(const options& opt) {
   return cli::exit_ok;
 }
 
+// Several files: each is reported in turn; the exit code is the worst of them. A JSON report
+// covers one file (a stream of JSON documents would not be one JSON value).
+int run(const options& opt) {
+  if (opt.json && opt.files.size() > 1) throw std::runtime_error("--json reports one file; run gpueq parse once per file");
+  int worst = cli::exit_ok;
+  for (const std::string& f : opt.files) {
+    options one = opt;
+    one.file = f;
+    worst = std::max(worst, run_one(one));
+  }
+  return worst;
+}
+
 const cli::registrar reg{"parse", [](CLI::App& app) -> cli::runner {
   auto opt = std::make_shared<options>();
   auto* cmd = app.add_subcommand(
@@ -184,7 +198,7 @@ const cli::registrar reg{"parse", [](CLI::App& app) -> cli::runner {
       "Parse a PTX file: list its kernels with parameters, shared arrays, instruction counts and\n"
       "lifted math idioms (expf, __expf, tanhf, ...).\n"
       "Exit: 0 parsed, 4 parse error (file:line:column: reason) or unreadable file.");
-  cmd->add_option("file", opt->file, "the PTX file")->required();
+  cmd->add_option("files", opt->files, "the PTX files")->required();
   cmd->add_flag("--json", opt->json, "print a machine-readable report");
   cmd->add_flag("--print", opt->print, "print the parsed module back as PTX");
   cmd->add_flag("--lifted", opt->lifted, "with --print: print the module after idiom lifting (not PTX)");

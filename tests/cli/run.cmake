@@ -63,6 +63,9 @@ expect(parse_json 0 "\"kernels\"" parse --json tests/ptx/inputs/idioms.ptx)
 expect(parse_bad 4 "unsupported.ptx:3:31: unsupported instruction 'tex.2d.v4.f32'"
        parse tests/fuzz/corpus/ptx_parse/unsupported.ptx)
 expect(parse_missing 4 "." parse does/not/exist.ptx)
+expect(parse_many 4 "idioms.ptx: PTX.*unsupported.ptx:3:31"
+       parse tests/ptx/inputs/idioms.ptx tests/fuzz/corpus/ptx_parse/unsupported.ptx)
+expect(parse_many_json 4 "--json reports one file" parse --json tests/ptx/inputs/idioms.ptx tests/ptx/inputs/idioms.ptx)
 
 math(EXPR passed "${cases} - ${failures}")
 message(STATUS "${passed} passed, ${failures} failed")
