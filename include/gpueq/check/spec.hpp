@@ -1,0 +1,157 @@
+// A pair spec: two kernels (reference and candidate), how each is launched, which parameter is
+// which tensor or scalar, and the expected verdict. This header is plain data plus the checks
+// that need only the PTX front-end; reading the JSON form is check/spec_json.hpp (it needs
+// nlohmann-json, which library users who build specs in C++ do not). The format is documented in
+// examples/kernels/README.md and examples/kernels/schema.json.
+#pragma once
+
+#include <gpueq/ptx.hpp>
+#include <gpueq/support/diagnostics.hpp>
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace gpueq::check {
+
+enum class dtype { f16, bf16, f32, f64, s8, u8, s16, u16, s32, u32, s64, u64 };
+inline constexpr std::string_view dtype_names[] = {"f16", "bf16", "f32", "f64", "s8", "u8",
+                                                   "s16", "u16",  "s32", "u32", "s64", "u64"};
+inline std::optional<dtype> dtype_of(std::string_view s) {
+  for (std::size_t i = 0; i < std::size(dtype_names); ++i)
+    if (dtype_names[i] == s) return static_cast<dtype>(i);
+  return std::nullopt;
+}
+inline std::string_view name(dtype d) { return dtype_names[static_cast<std::size_t>(d)]; }
+inline bool is_float(dtype d) { return d == dtype::f16 || d == dtype::bf16 || d == dtype::f32 || d == dtype::f64; }
+inline std::uint32_t bytes(dtype d) {
+  switch (d) {
+    case dtype::s8:
+    case dtype::u8: return 1;
+    case dtype::f16:
+    case dtype::bf16:
+    case dtype::s16:
+    case dtype::u16: return 2;
+    case dtype::f32:
+    case dtype::s32:
+    case dtype::u32: return 4;
+    default: return 8;
+  }
+}
+
+enum class role { input, output, inout };
+enum class expectation { equivalent, different, race, deadlock, out_of_bounds };
+inline constexpr std::string_view expectation_names[] = {"equivalent", "different", "race", "deadlock", "out-of-bounds"};
+
+struct tensor_spec {
+  dtype type = dtype::f32;
+  std::vector<std::uint64_t> shape;
+  role use = role::input;
+  std::uint64_t elements() const {
+    std::uint64_t n = 1;
+    for (auto d : shape) n *= d;
+    return n;
+  }
+};
+
+// A scalar parameter: a concrete value (typed by the PTX parameter unless `type` is given), or a
+// symbolic real shared by both kernels.
+struct scalar_spec {
+  std::optional<dtype> type;
+  double value = 0;
+  bool symbolic = false;
+};
+
+using dim3 = std::array<std::uint32_t, 3>;
+
+struct kernel_spec {
+  std::string ptx;    // as written (relative to the spec file)
+  std::string path;   // resolved
+  std::string entry;  // empty: the module's only entry
+  std::vector<std::string> params;
+  dim3 grid{1, 1, 1}, block{1, 1, 1};
+  std::vector<dim3> ctas;  // empty: all CTAs of the grid
+  std::uint64_t dynamic_shared_bytes = 0;
+};
+
+struct pair_spec {
+  std::string file;  // the spec's own path
+  std::string description, note;
+  std::map<std::string, tensor_spec> tensors;
+  std::map<std::string, scalar_spec> scalars;
+  kernel_spec reference, candidate;
+  std::optional<expectation> expect;
+  std::optional<std::string> culprit;  // "reference", "candidate" or "both"
+};
+
+// Checks a spec against its PTX: the file parses, the entry exists (or the module has exactly
+// one), every .param has a name, 64-bit parameters name tensors and the others scalars, every
+// CTA listed is inside the grid. Returns the parsed modules (reference, candidate); throws
+// support::diagnostic_error naming the spec file.
+struct resolved_pair {
+  ptx::module reference, candidate;
+  std::size_t reference_entry = 0, candidate_entry = 0;  // indices into the modules' functions
+};
+
+namespace detail {
+[[noreturn]] inline void spec_error(const pair_spec& s, const std::string& reason) {
+  throw support::diagnostic_error(support::diagnostic{s.file, {}, reason});
+}
+
+inline std::size_t resolve_kernel(const pair_spec& s, const char* side, const kernel_spec& k, const ptx::module& m) {
+  const ptx::function* f = nullptr;
+  if (!k.entry.empty()) {
+    f = m.find_function(k.entry);
+    if (!f || !f->entry) spec_error(s, std::string(side) + ": '" + k.ptx + "' has no kernel (.entry) named '" + k.entry + "'");
+  } else {
+    for (auto& g : m.functions)
+      if (g.entry && g.has_body) {
+        if (f) spec_error(s, std::string(side) + ": '" + k.ptx + "' has several kernels; name one with \"entry\"");
+        f = &g;
+      }
+    if (!f) spec_error(s, std::string(side) + ": '" + k.ptx + "' has no kernel");
+  }
+  if (k.params.size() != f->params.size())
+    spec_error(s, std::string(side) + ": kernel '" + std::string(m.str(f->name)) + "' has " +
+                      std::to_string(f->params.size()) + " parameters but \"params\" names " +
+                      std::to_string(k.params.size()));
+  for (std::size_t i = 0; i < k.params.size(); ++i) {
+    const std::string& p = k.params[i];
+    bool is_tensor = s.tensors.contains(p), is_scalar = s.scalars.contains(p);
+    if (!is_tensor && !is_scalar)
+      spec_error(s, std::string(side) + ": parameter " + std::to_string(i) + " is '" + p +
+                        "', which is neither a tensor nor a scalar of the spec");
+    std::string_view type = m.str(f->params[i].type);
+    bool wide = type == ".u64" || type == ".s64" || type == ".b64";
+    if (is_tensor && !wide)
+      spec_error(s, std::string(side) + ": parameter " + std::to_string(i) + " ('" + p + "') is a tensor but the PTX parameter is " +
+                        std::string(type) + ", not a 64-bit address");
+  }
+  for (auto& c : k.ctas)
+    for (int d = 0; d < 3; ++d)
+      if (c[static_cast<std::size_t>(d)] >= k.grid[static_cast<std::size_t>(d)])
+        spec_error(s, std::string(side) + ": a CTA listed in \"ctas\" is outside the grid");
+  return static_cast<std::size_t>(f - m.functions.data());
+}
+}  // namespace detail
+
+inline resolved_pair resolve(const pair_spec& s) {
+  resolved_pair r;
+  r.reference = ptx::parse_file(s.reference.path);
+  r.candidate = ptx::parse_file(s.candidate.path);
+  r.reference_entry = detail::resolve_kernel(s, "reference", s.reference, r.reference);
+  r.candidate_entry = detail::resolve_kernel(s, "candidate", s.candidate, r.candidate);
+  for (auto& [name, t] : s.tensors) {
+    bool used = false;
+    for (auto* k : {&s.reference, &s.candidate})
+      for (auto& p : k->params) used = used || p == name;
+    if (!used) detail::spec_error(s, "tensor '" + name + "' is not a parameter of either kernel");
+  }
+  return r;
+}
+
+}  // namespace gpueq::check

@@ -1,0 +1,187 @@
+// Reading a pair spec from its JSON file (examples/kernels/schema.json). Every error names the
+// spec file and, for syntax errors, the line and column; for a wrong value, its JSON path
+// ("reference.block[1]"). Unknown keys are errors, so a typo never goes unnoticed.
+// Needs nlohmann-json (Debian nlohmann-json3-dev); the rest of gpueq does not.
+#pragma once
+
+#include <gpueq/check/spec.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace gpueq::check {
+
+namespace detail {
+
+class spec_reader {
+ public:
+  explicit spec_reader(pair_spec& s) : s_(s) {}
+
+  [[noreturn]] void fail(const std::string& path, const std::string& reason) const {
+    throw support::diagnostic_error(support::diagnostic{s_.file, {}, (path.empty() ? "" : path + ": ") + reason});
+  }
+  void only_keys(const nlohmann::json& j, const std::string& path, std::initializer_list<const char*> keys) const {
+    if (!j.is_object()) fail(path, "expected an object");
+    std::set<std::string> allowed(keys.begin(), keys.end());
+    for (auto& [k, v] : j.items())
+      if (!allowed.contains(k)) fail(path.empty() ? k : path + "." + k, "unknown key");
+  }
+  std::string text(const nlohmann::json& j, const std::string& path) const {
+    if (!j.is_string()) fail(path, "expected a string");
+    return j.get<std::string>();
+  }
+  dtype type(const nlohmann::json& j, const std::string& path) const {
+    auto d = j.is_string() ? dtype_of(j.get<std::string>()) : std::nullopt;
+    if (!d) fail(path, "expected a dtype (f16 bf16 f32 f64 s8 u8 s16 u16 s32 u32 s64 u64)");
+    return *d;
+  }
+  std::uint64_t positive(const nlohmann::json& j, const std::string& path, std::uint64_t min = 1) const {
+    if (!j.is_number_integer() || j.get<std::int64_t>() < static_cast<std::int64_t>(min))
+      fail(path, "expected an integer ≥ " + std::to_string(min));
+    return j.get<std::uint64_t>();
+  }
+  dim3 dims(const nlohmann::json& j, const std::string& path) const {
+    if (!j.is_array() || j.empty() || j.size() > 3) fail(path, "expected [x], [x, y] or [x, y, z]");
+    dim3 d{1, 1, 1};
+    for (std::size_t i = 0; i < j.size(); ++i)
+      d[i] = static_cast<std::uint32_t>(positive(j[i], path + "[" + std::to_string(i) + "]"));
+    return d;
+  }
+  dim3 index3(const nlohmann::json& j, const std::string& path) const {
+    if (!j.is_array() || j.empty() || j.size() > 3) fail(path, "expected [x], [x, y] or [x, y, z]");
+    dim3 d{0, 0, 0};
+    for (std::size_t i = 0; i < j.size(); ++i)
+      d[i] = static_cast<std::uint32_t>(positive(j[i], path + "[" + std::to_string(i) + "]", 0));
+    return d;
+  }
+
+  kernel_spec kernel(const nlohmann::json& j, const std::string& path, const std::filesystem::path& dir) const {
+    only_keys(j, path, {"ptx", "entry", "params", "grid", "block", "ctas", "dynamic_shared_bytes"});
+    kernel_spec k;
+    if (!j.contains("ptx")) fail(path, "missing \"ptx\"");
+    k.ptx = text(j["ptx"], path + ".ptx");
+    k.path = (dir / k.ptx).lexically_normal().string();
+    if (j.contains("entry")) k.entry = text(j["entry"], path + ".entry");
+    if (!j.contains("params") || !j["params"].is_array()) fail(path, "missing \"params\" (one name per .param)");
+    for (std::size_t i = 0; i < j["params"].size(); ++i)
+      k.params.push_back(text(j["params"][i], path + ".params[" + std::to_string(i) + "]"));
+    if (!j.contains("block")) fail(path, "missing \"block\"");
+    k.block = dims(j["block"], path + ".block");
+    if (j.contains("grid")) k.grid = dims(j["grid"], path + ".grid");
+    if (j.contains("ctas")) {
+      const auto& c = j["ctas"];
+      if (c.is_string() && c.get<std::string>() == "all") {
+      } else if (c.is_array() && !c.empty()) {
+        for (std::size_t i = 0; i < c.size(); ++i) k.ctas.push_back(index3(c[i], path + ".ctas[" + std::to_string(i) + "]"));
+      } else {
+        fail(path + ".ctas", "expected \"all\" or a list of block indices");
+      }
+    }
+    if (j.contains("dynamic_shared_bytes")) k.dynamic_shared_bytes = positive(j["dynamic_shared_bytes"], path + ".dynamic_shared_bytes", 0);
+    std::uint64_t threads = std::uint64_t{k.block[0]} * k.block[1] * k.block[2];
+    if (threads > 1024) fail(path + ".block", "more than 1024 threads per CTA");
+    return k;
+  }
+
+  void read(const nlohmann::json& j, const std::filesystem::path& dir) {
+    only_keys(j, "", {"$schema", "description", "tensors", "scalars", "reference", "candidate", "expect", "culprit", "note"});
+    if (j.contains("description")) s_.description = text(j["description"], "description");
+    if (j.contains("note")) s_.note = text(j["note"], "note");
+    if (!j.contains("tensors") || !j["tensors"].is_object() || j["tensors"].empty())
+      fail("tensors", "expected at least one tensor");
+    for (auto& [name, t] : j["tensors"].items()) {
+      std::string path = "tensors." + name;
+      only_keys(t, path, {"dtype", "shape", "role"});
+      tensor_spec ts;
+      if (!t.contains("dtype") || !t.contains("shape") || !t.contains("role")) fail(path, "needs dtype, shape and role");
+      ts.type = type(t["dtype"], path + ".dtype");
+      if (!t["shape"].is_array() || t["shape"].empty()) fail(path + ".shape", "expected a non-empty list of extents");
+      for (std::size_t i = 0; i < t["shape"].size(); ++i)
+        ts.shape.push_back(positive(t["shape"][i], path + ".shape[" + std::to_string(i) + "]"));
+      std::string r = text(t["role"], path + ".role");
+      if (r == "input") ts.use = role::input;
+      else if (r == "output") ts.use = role::output;
+      else if (r == "inout") ts.use = role::inout;
+      else fail(path + ".role", "expected input, output or inout");
+      s_.tensors.emplace(name, std::move(ts));
+    }
+    if (j.contains("scalars")) {
+      if (!j["scalars"].is_object()) fail("scalars", "expected an object");
+      for (auto& [name, v] : j["scalars"].items()) {
+        std::string path = "scalars." + name;
+        if (s_.tensors.contains(name)) fail(path, "the name is also a tensor");
+        scalar_spec sc;
+        if (v.is_number()) {
+          sc.value = v.get<double>();
+        } else if (v.is_object()) {
+          only_keys(v, path, {"dtype", "value", "symbolic"});
+          if (!v.contains("dtype")) fail(path, "missing \"dtype\"");
+          sc.type = type(v["dtype"], path + ".dtype");
+          if (v.contains("symbolic")) {
+            if (!v["symbolic"].is_boolean() || !v["symbolic"].get<bool>()) fail(path + ".symbolic", "expected true");
+            if (!is_float(*sc.type)) fail(path, "only floating-point scalars can be symbolic");
+            if (v.contains("value")) fail(path, "a symbolic scalar has no value");
+            sc.symbolic = true;
+          } else if (v.contains("value") && v["value"].is_number()) {
+            sc.value = v["value"].get<double>();
+          } else {
+            fail(path, "expected \"value\" (a number) or \"symbolic\": true");
+          }
+        } else {
+          fail(path, "expected a number or an object");
+        }
+        s_.scalars.emplace(name, sc);
+      }
+    }
+    if (!j.contains("reference") || !j.contains("candidate")) fail("", "needs \"reference\" and \"candidate\"");
+    s_.reference = kernel(j["reference"], "reference", dir);
+    s_.candidate = kernel(j["candidate"], "candidate", dir);
+    if (j.contains("expect")) {
+      std::string e = text(j["expect"], "expect");
+      for (std::size_t i = 0; i < std::size(expectation_names); ++i)
+        if (expectation_names[i] == e) s_.expect = static_cast<expectation>(i);
+      if (!s_.expect) fail("expect", "expected equivalent, different, race, deadlock or out-of-bounds");
+    }
+    if (j.contains("culprit")) {
+      std::string c = text(j["culprit"], "culprit");
+      if (c != "reference" && c != "candidate" && c != "both") fail("culprit", "expected reference, candidate or both");
+      s_.culprit = c;
+    }
+  }
+
+ private:
+  pair_spec& s_;
+};
+
+}  // namespace detail
+
+// Reads a pair spec from JSON text; `file` names it in errors and anchors relative PTX paths.
+inline pair_spec parse_spec(std::string_view text, const std::string& file) {
+  pair_spec s;
+  s.file = file;
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text.begin(), text.end());
+  } catch (const nlohmann::json::parse_error& e) {
+    std::string reason = e.what();
+    if (auto at = reason.find("]: "); at != std::string::npos) reason = reason.substr(at + 3);  // drop nlohmann's prefix
+    throw support::diagnostic_error(support::diagnostic{file, support::position_of(text, e.byte ? e.byte - 1 : 0), reason});
+  }
+  std::filesystem::path dir = std::filesystem::path(file).parent_path();
+  detail::spec_reader(s).read(j, dir);
+  return s;
+}
+
+inline pair_spec load_spec(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw support::diagnostic_error(support::diagnostic{file, {}, "cannot open the spec file"});
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return parse_spec(buffer.str(), file);
+}
+
+}  // namespace gpueq::check
