@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <optional>
@@ -96,16 +97,28 @@ int run(const options& opt) {
   std::string source;
   term::let_table lets;  // `let NAME = EXPR` lines of a --file
 
+  // Progress on long runs: a line on stderr every few seconds (never with -q or --json).
+  const auto started = std::chrono::steady_clock::now();
+  auto last_progress = started;
+  std::size_t decided = 0, total_lines = 0;
   auto decide_one = [&](outcome& o, term::term_id f, term::term_id g) {
     auto t0 = std::chrono::steady_clock::now();
     o.verdict = decide(f, g);
-    o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    auto t1 = std::chrono::steady_clock::now();
+    o.seconds = std::chrono::duration<double>(t1 - t0).count();
+    ++decided;
+    if (!opt.quiet && !opt.json && t1 - last_progress > std::chrono::seconds(5)) {
+      last_progress = t1;
+      std::cerr << "gpueq identity: " << decided << " decided (line " << o.line << " of " << total_lines << "), "
+                << static_cast<long>(std::chrono::duration<double>(t1 - started).count()) << " s\n";
+    }
   };
 
   if (!opt.file.empty()) {
     if (!opt.lhs.empty()) throw std::runtime_error("give either LHS RHS or --file, not both");
     text = cli::read_file(opt.file);
     source = opt.file;
+    total_lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
     std::size_t line_no = 0, begin = 0;
     while (begin <= text.size()) {
       std::size_t end = text.find('\n', begin);
