@@ -2,6 +2,7 @@
 #pragma once
 
 #include <gpueq/canon.hpp>
+#include <gpueq/check.hpp>
 #include <gpueq/dsl.hpp>
 #include <gpueq/ptx.hpp>
 #include <gpueq/term.hpp>

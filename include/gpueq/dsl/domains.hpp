@@ -21,13 +21,13 @@ namespace cmath {
 
 constexpr double ln2 = 0.693147180559945309417232121458176568;
 
-constexpr double exp(double x) {
-  if (x != x) return x;
-  if (x > 709) return std::numeric_limits<double>::infinity();
-  if (x < -745) return 0;
+constexpr double exp(double v) {
+  if (v != v) return v;
+  if (v > 709) return std::numeric_limits<double>::infinity();
+  if (v < -745) return 0;
   // x = k·ln2 + r with |r| ≤ ln2/2, e^r by its Taylor series, then · 2^k.
-  long k = static_cast<long>(x / ln2 + (x >= 0 ? 0.5 : -0.5));
-  double r = x - static_cast<double>(k) * ln2;
+  long k = static_cast<long>(v / ln2 + (v >= 0 ? 0.5 : -0.5));
+  double r = v - static_cast<double>(k) * ln2;
   double term = 1, sum = 1;
   for (int n = 1; n < 30; ++n) {
     term *= r / n;
@@ -38,13 +38,13 @@ constexpr double exp(double x) {
   return k >= 0 ? sum * scale : sum / scale;
 }
 
-constexpr double log(double x) {
-  if (!(x > 0)) throw std::domain_error("gpueq::dsl: log of a non-positive value");
+constexpr double log(double v) {
+  if (!(v > 0)) throw std::domain_error("gpueq::dsl: log of a non-positive value");
   // x = m·2^e with m in [0.75, 1.5), log m = 2·atanh((m − 1)/(m + 1)).
   long e = 0;
-  while (x >= 1.5) x /= 2, ++e;
-  while (x < 0.75) x *= 2, --e;
-  double z = (x - 1) / (x + 1), z2 = z * z, term = z, sum = 0;
+  while (v >= 1.5) v /= 2, ++e;
+  while (v < 0.75) v *= 2, --e;
+  double z = (v - 1) / (v + 1), z2 = z * z, term = z, sum = 0;
   for (int n = 1; n < 80; n += 2) {
     sum += term / n;
     term *= z2;
@@ -52,22 +52,22 @@ constexpr double log(double x) {
   return 2 * sum + static_cast<double>(e) * ln2;
 }
 
-constexpr double sqrt(double x) {
-  if (x < 0) throw std::domain_error("gpueq::dsl: sqrt of a negative value");
-  if (x == 0) return 0;
-  double r = x >= 1 ? x : 1;
+constexpr double sqrt(double v) {
+  if (v < 0) throw std::domain_error("gpueq::dsl: sqrt of a negative value");
+  if (v == 0) return 0;
+  double r = v >= 1 ? v : 1;
   for (int n = 0; n < 200; ++n) {
-    double next = 0.5 * (r + x / r);
+    double next = 0.5 * (r + v / r);
     if (next == r) break;
     r = next;
   }
   return r;
 }
 
-constexpr double tanh(double x) {
-  if (x > 20) return 1;
-  if (x < -20) return -1;
-  double e2 = exp(2 * x);
+constexpr double tanh(double v) {
+  if (v > 20) return 1;
+  if (v < -20) return -1;
+  double e2 = exp(2 * v);
   return (e2 - 1) / (e2 + 1);
 }
 

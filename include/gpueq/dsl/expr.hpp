@@ -85,7 +85,7 @@ struct var : index_expr_tag {
 struct index_constant : index_expr_tag {
   long v;
   static constexpr var_set free{};
-  constexpr explicit index_constant(long x) : v(x) {}
+  constexpr explicit index_constant(long left) : v(left) {}
   constexpr long at(const bindings&) const { return v; }
 };
 
@@ -94,7 +94,7 @@ struct index_binary : index_expr_tag {
   A a;
   B b;
   static constexpr var_set free = A::free | B::free;
-  constexpr index_binary(A x, B y) : a(x), b(y) {}
+  constexpr index_binary(A left, B right) : a(left), b(right) {}
   constexpr long at(const bindings& s) const {
     if constexpr (Op == 0) return a.at(s) + b.at(s);
     else if constexpr (Op == 1) return a.at(s) - b.at(s);
@@ -103,34 +103,34 @@ struct index_binary : index_expr_tag {
 };
 
 template <class T>
-constexpr auto as_index(T x) {
-  if constexpr (index_expression<T>) return x;
+constexpr auto as_index(T left) {
+  if constexpr (index_expression<T>) return left;
   else {
     static_assert(std::is_integral_v<T>, "an index must be an index variable, an integer, or a sum of them");
-    return index_constant(static_cast<long>(x));
+    return index_constant(static_cast<long>(left));
   }
 }
 
 template <class A, class B>
   requires(index_expression<A> || index_expression<B>) && (!std::is_floating_point_v<A> && !std::is_floating_point_v<B>)
 constexpr auto operator+(A a, B b) {
-  auto x = as_index(a);
-  auto y = as_index(b);
-  return index_binary<decltype(x), decltype(y), 0>(x, y);
+  auto left = as_index(a);
+  auto right = as_index(b);
+  return index_binary<decltype(left), decltype(right), 0>(left, right);
 }
 template <class A, class B>
   requires(index_expression<A> || index_expression<B>) && (!std::is_floating_point_v<A> && !std::is_floating_point_v<B>)
 constexpr auto operator-(A a, B b) {
-  auto x = as_index(a);
-  auto y = as_index(b);
-  return index_binary<decltype(x), decltype(y), 1>(x, y);
+  auto left = as_index(a);
+  auto right = as_index(b);
+  return index_binary<decltype(left), decltype(right), 1>(left, right);
 }
 template <class A, class B>
   requires(index_expression<A> || index_expression<B>) && (!std::is_floating_point_v<A> && !std::is_floating_point_v<B>)
 constexpr auto operator*(A a, B b) {
-  auto x = as_index(a);
-  auto y = as_index(b);
-  return index_binary<decltype(x), decltype(y), 2>(x, y);
+  auto left = as_index(a);
+  auto right = as_index(b);
+  return index_binary<decltype(left), decltype(right), 2>(left, right);
 }
 
 // ---- value expressions ------------------------------------------------------------------------
@@ -210,17 +210,17 @@ struct binary : expr_tag {
   A a;
   B b;
   static constexpr var_set free = A::free | B::free;
-  constexpr binary(A x, B y) : a(x), b(y) {}
+  constexpr binary(A left, B right) : a(left), b(right) {}
   template <class D>
   constexpr auto eval(D& d, const bindings& s) const {
-    auto x = a.eval(d, s);
-    auto y = b.eval(d, s);
-    if constexpr (O == op::add) return d.add(x, y);
-    else if constexpr (O == op::sub) return d.sub(x, y);
-    else if constexpr (O == op::mul) return d.mul(x, y);
-    else if constexpr (O == op::div) return d.div(x, y);
-    else if constexpr (O == op::max) return d.max(x, y);
-    else return d.min(x, y);
+    auto left = a.eval(d, s);
+    auto right = b.eval(d, s);
+    if constexpr (O == op::add) return d.add(left, right);
+    else if constexpr (O == op::sub) return d.sub(left, right);
+    else if constexpr (O == op::mul) return d.mul(left, right);
+    else if constexpr (O == op::div) return d.div(left, right);
+    else if constexpr (O == op::max) return d.max(left, right);
+    else return d.min(left, right);
   }
 };
 
@@ -228,16 +228,16 @@ template <op O, class A>
 struct unary : expr_tag {
   A a;
   static constexpr var_set free = A::free;
-  constexpr explicit unary(A x) : a(x) {}
+  constexpr explicit unary(A left) : a(left) {}
   template <class D>
   constexpr auto eval(D& d, const bindings& s) const {
-    auto x = a.eval(d, s);
-    if constexpr (O == op::neg) return d.neg(x);
-    else if constexpr (O == op::exp) return d.exp(x);
-    else if constexpr (O == op::log) return d.log(x);
-    else if constexpr (O == op::sqrt) return d.sqrt(x);
-    else if constexpr (O == op::rsqrt) return d.rsqrt(x);
-    else return d.tanh(x);
+    auto left = a.eval(d, s);
+    if constexpr (O == op::neg) return d.neg(left);
+    else if constexpr (O == op::exp) return d.exp(left);
+    else if constexpr (O == op::log) return d.log(left);
+    else if constexpr (O == op::sqrt) return d.sqrt(left);
+    else if constexpr (O == op::rsqrt) return d.rsqrt(left);
+    else return d.tanh(left);
   }
 };
 
@@ -253,10 +253,10 @@ struct reduction : expr_tag {
   constexpr auto eval(D& d, const bindings& s) const {
     auto acc = body.eval(d, s.with(V, Lo));
     for (long k = Lo + 1; k < Hi; ++k) {
-      auto x = body.eval(d, s.with(V, k));
-      if constexpr (O == op::add) acc = d.add(acc, x);
-      else if constexpr (O == op::max) acc = d.max(acc, x);
-      else acc = d.min(acc, x);
+      auto left = body.eval(d, s.with(V, k));
+      if constexpr (O == op::add) acc = d.add(acc, left);
+      else if constexpr (O == op::max) acc = d.max(acc, left);
+      else acc = d.min(acc, left);
     }
     return acc;
   }
@@ -265,12 +265,12 @@ struct reduction : expr_tag {
 // Numbers in expressions become exact constants: integers as they are, floating-point literals
 // by their exact binary value would surprise users, so they are rejected: write constant(1, 8).
 template <class T>
-constexpr auto as_expr(T x) {
-  if constexpr (expression<T>) return x;
+constexpr auto as_expr(T left) {
+  if constexpr (expression<T>) return left;
   else {
     static_assert(std::is_integral_v<T>,
                   "gpueq::dsl: write non-integer constants exactly, as constant(num, den)");
-    return constant(static_cast<long>(x));
+    return constant(static_cast<long>(left));
   }
 }
 
@@ -278,9 +278,9 @@ constexpr auto as_expr(T x) {
   template <class A, class B>                                                              \
     requires(expression<A> || expression<B>)                                               \
   constexpr auto operator symbol(A a, B b) {                                               \
-    auto x = as_expr(a);                                                                   \
-    auto y = as_expr(b);                                                                   \
-    return binary<O, decltype(x), decltype(y)>(x, y);                                      \
+    auto left = as_expr(a);                                                                   \
+    auto right = as_expr(b);                                                                   \
+    return binary<O, decltype(left), decltype(right)>(left, right);                                      \
   }
 GPUEQ_DSL_BINARY(+, op::add)
 GPUEQ_DSL_BINARY(-, op::sub)
@@ -296,16 +296,16 @@ constexpr auto operator-(A a) {
 template <class A, class B>
   requires(expression<A> || expression<B>)
 constexpr auto max(A a, B b) {
-  auto x = as_expr(a);
-  auto y = as_expr(b);
-  return binary<op::max, decltype(x), decltype(y)>(x, y);
+  auto left = as_expr(a);
+  auto right = as_expr(b);
+  return binary<op::max, decltype(left), decltype(right)>(left, right);
 }
 template <class A, class B>
   requires(expression<A> || expression<B>)
 constexpr auto min(A a, B b) {
-  auto x = as_expr(a);
-  auto y = as_expr(b);
-  return binary<op::min, decltype(x), decltype(y)>(x, y);
+  auto left = as_expr(a);
+  auto right = as_expr(b);
+  return binary<op::min, decltype(left), decltype(right)>(left, right);
 }
 
 #define GPUEQ_DSL_UNARY(fn, O)                \
@@ -352,7 +352,7 @@ constexpr void tabulate(const E& e, D& domain, std::array<long, sizeof...(Out)> 
   constexpr char names[] = {decltype(Out)::name...};
   std::array<long, sizeof...(Out)> at{};
   long total = 1;
-  for (long x : extents) total *= x;
+  for (long left : extents) total *= left;
   for (long flat = 0; flat < total; ++flat) {
     long rest = flat;
     for (std::size_t k = sizeof...(Out); k-- > 0;) {
