@@ -1,0 +1,1 @@
+// Empty stand-in: emu.hpp provides __half.
