@@ -19,6 +19,7 @@
 #include <gpueq/ptx/ir.hpp>
 
 #include <boost/unordered/unordered_flat_map.hpp>
+#include <boost/unordered/unordered_flat_set.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -399,6 +400,185 @@ inline void compact(function& f, const std::vector<bool>& dead) {
   f.body = std::move(body);
 }
 
+// The precise logf sequence (nvcc 12/13) does not fit the one-block pattern table: a polynomial
+// on the mantissa gives the result X, a fix-up block entered by a branch replaces X with x·∞ + ∞
+// when x is not finite, and a final selp picks −∞ when x is 0:
+//   P1 = x < 2^-126;  F1 = P1 ? x·2^23 : x;  …polynomial…;  X = fma(E, ln2, Y)
+//   P2 = bits(F1) <u 0x7f800000;  @P2 bra L;  X = fma(F1, ∞, ∞);  L: D = (F1 == 0) ? −∞ : X
+// Over the reals (x > 0, finite) it is log(x). It is recognized from its anchors (the selp, the
+// two definitions of X, the branch, the denormal scaling) and lifted only when the whole backward
+// slice from D to x is pure arithmetic used by nothing else.
+class logf_recognizer {
+ public:
+  logf_recognizer(const module& m, const function& f, const std::vector<bool>& dead) : m_(m), f_(f), dead_(dead) {}
+
+  struct match {
+    std::vector<std::uint32_t> slice;  // the instructions replaced (without the selp)
+    operand x;                         // the argument
+  };
+  std::optional<match> at(std::uint32_t s) const {
+    const instruction& sel = f_.instructions[s];
+    if (sel.op != opcode::selp || sel.guarded || sel.operands.size() != 4 || last_type(m_, sel) != ".f32") return {};
+    if (!is_f32(sel.operands[1], 0xFF800000u)) return {};  // −∞ when x == 0
+    const operand& xr = sel.operands[2];
+    const operand& p = sel.operands[3];
+    if (xr.kind != operand_kind::reg || p.kind != operand_kind::reg || p.negated) return {};
+    const instruction* eq = def_reg(p);
+    if (!eq || eq->op != opcode::setp || eq->operands.size() != 3 || !has_modifier(m_, *eq, ".eq") ||
+        !is_f32(eq->operands[2], 0))
+      return {};
+    const operand& f1 = eq->operands[1];
+    if (f1.kind != operand_kind::reg) return {};
+    // The two definitions of X: the polynomial's last fma, then the fix-up fma(F1, ∞, ∞).
+    std::vector<std::uint32_t> defs = definitions(xr.name);
+    if (defs.size() != 2) return {};
+    const std::uint32_t main = defs[0], fix = defs[1];
+    const instruction& fx = f_.instructions[fix];
+    if (fx.op != opcode::fma || fx.guarded || fx.operands.size() != 4 || !same_reg(fx.operands[1], f1) ||
+        !is_f32(fx.operands[2], 0x7F800000u) || !is_f32(fx.operands[3], 0x7F800000u))
+      return {};
+    const instruction& mn = f_.instructions[main];
+    if (mn.op != opcode::fma || mn.guarded || mn.operands.size() != 4 || !is_f32(mn.operands[2], 0x3F317218u)) return {};
+    // The branch over the fix-up block, whose target follows it; the block holds nothing else.
+    std::uint32_t b = fix;
+    do {
+      if (b == 0) return {};
+      --b;
+    } while (b > main && (dead_[b] || is_const_mov(b)));
+    const instruction& br = f_.instructions[b];
+    if (br.op != opcode::bra || !br.guarded || br.guard_negated || br.target == instruction::no_target || br.target <= fix ||
+        br.target > s)
+      return {};
+    for (std::uint32_t k = b + 1; k < br.target; ++k)
+      if (!dead_[k] && k != fix && !is_const_mov(k)) return {};
+    const instruction* lt = def(br.guard);
+    if (!lt || lt->op != opcode::setp || lt->operands.size() != 3 || !has_modifier(m_, *lt, ".lt") ||
+        lt->operands[2].kind != operand_kind::imm_int || lt->operands[2].value != 2139095040)
+      return {};
+    const instruction* bits = def_reg(lt->operands[1]);
+    if (!bits || bits->op != opcode::mov || bits->operands.size() != 2 || !same_reg(bits->operands[1], f1)) return {};
+    // F1 = (x < 2^-126) ? x·2^23 : x
+    const instruction* scale = def_reg(f1);
+    if (!scale || scale->op != opcode::selp || scale->operands.size() != 4) return {};
+    const operand x = scale->operands[2];
+    if (x.kind != operand_kind::reg || x.negated) return {};
+    const instruction* mul = def_reg(scale->operands[1]);
+    if (!mul || mul->op != opcode::mul || mul->operands.size() != 3 || !same_reg(mul->operands[1], x) ||
+        !is_f32(mul->operands[2], 0x4B000000u))
+      return {};
+    const instruction* small = def_reg(scale->operands[3]);
+    if (!small || small->op != opcode::setp || small->operands.size() != 3 || !has_modifier(m_, *small, ".lt") ||
+        !same_reg(small->operands[1], x) || !is_f32(small->operands[2], 0x00800000u))
+      return {};
+    // The backward slice from the selp (and the branch) to x.
+    boost::unordered_flat_set<std::uint32_t> in{s, b};
+    std::vector<std::uint32_t> work{s, b};
+    while (!work.empty()) {
+      const std::uint32_t k = work.back();
+      work.pop_back();
+      const instruction& ins = f_.instructions[k];
+      bool ok = true;
+      auto visit = [&](std::uint32_t reg) {
+        if (reg == x.name || !ok) return;
+        std::vector<std::uint32_t> ds = definitions(reg);
+        if (ds.empty() || (ds.size() > 1 && reg != xr.name)) {
+          ok = false;
+          return;
+        }
+        for (auto d : ds)
+          if (in.insert(d).second) work.push_back(d);
+      };
+      if (ins.guarded) visit(ins.guard);
+      if (k != b)  // a branch's operand is its label
+        for (std::size_t o = 1; o < ins.operands.size(); ++o) dataflow::regs_of(ins.operands[o], visit);
+      if (!ok) return {};
+    }
+    match r;
+    r.x = x;
+    for (auto k : in) {
+      if (k == s) continue;
+      if (k == b) {
+        r.slice.push_back(k);
+        continue;
+      }
+      const instruction& ins = f_.instructions[k];
+      switch (ins.op) {
+        case opcode::mov: case opcode::add: case opcode::sub: case opcode::mul: case opcode::fma:
+        case opcode::and_: case opcode::cvt: case opcode::selp: case opcode::setp: break;
+        default: return {};
+      }
+      if (ins.operands.empty() || ins.operands[0].kind != operand_kind::reg) return {};
+      if (k != fix && k != main && ins.guarded) return {};
+      // Every value of the slice is used only inside it; a shared constant move stays in place.
+      if (ins.operands[0].name != xr.name && used_outside(ins.operands[0].name, in)) {
+        if (is_const_mov(k)) continue;
+        return {};
+      }
+      r.slice.push_back(k);
+    }
+    std::sort(r.slice.begin(), r.slice.end());
+    return r;
+  }
+
+ private:
+  static bool same_reg(const operand& a, const operand& b) {
+    return a.kind == operand_kind::reg && b.kind == operand_kind::reg && a.name == b.name && !a.negated && !b.negated;
+  }
+  // The live instructions whose destination (operand 0) is `reg`.
+  std::vector<std::uint32_t> definitions(std::uint32_t reg) const {
+    std::vector<std::uint32_t> out;
+    for (std::uint32_t k = 0; k < f_.instructions.size(); ++k) {
+      if (dead_[k]) continue;
+      const instruction& ins = f_.instructions[k];
+      if (ins.operands.empty() || ins.op == opcode::st || ins.op == opcode::bra) continue;
+      const operand& d = ins.operands[0];
+      if (d.kind != operand_kind::reg && d.kind != operand_kind::vector && d.kind != operand_kind::pair) continue;
+      bool defines = false;
+      dataflow::regs_of(d, [&](std::uint32_t r) { defines = defines || r == reg; });
+      if (defines) out.push_back(k);
+    }
+    return out;
+  }
+  const instruction* def(std::uint32_t reg) const {
+    auto ds = definitions(reg);
+    return ds.size() == 1 && !f_.instructions[ds[0]].guarded ? &f_.instructions[ds[0]] : nullptr;
+  }
+  const instruction* def_reg(const operand& o) const {
+    return o.kind == operand_kind::reg && !o.negated ? def(o.name) : nullptr;
+  }
+  bool is_const_mov(std::uint32_t k) const {
+    const instruction& ins = f_.instructions[k];
+    return !dead_[k] && ins.op == opcode::mov && !ins.guarded && ins.operands.size() == 2 &&
+           (ins.operands[1].kind == operand_kind::imm_f32 || ins.operands[1].kind == operand_kind::imm_int);
+  }
+  // An f32 constant: the immediate, or a register whose only definition moves it.
+  bool is_f32(const operand& o, std::uint32_t bits) const {
+    if (o.kind == operand_kind::imm_f32) return static_cast<std::uint32_t>(o.value) == bits;
+    const instruction* mv = def_reg(o);
+    return mv && mv->op == opcode::mov && mv->operands.size() == 2 && mv->operands[1].kind == operand_kind::imm_f32 &&
+           static_cast<std::uint32_t>(mv->operands[1].value) == bits;
+  }
+  bool used_outside(std::uint32_t reg, const boost::unordered_flat_set<std::uint32_t>& in) const {
+    for (std::uint32_t k = 0; k < f_.instructions.size(); ++k) {
+      if (dead_[k] || in.contains(k)) continue;
+      const instruction& ins = f_.instructions[k];
+      if (ins.guarded && ins.guard == reg) return true;
+      const bool writes_first = ins.op != opcode::st && !ins.operands.empty() &&
+                                (ins.operands[0].kind == operand_kind::reg || ins.operands[0].kind == operand_kind::vector ||
+                                 ins.operands[0].kind == operand_kind::pair);
+      bool used = false;
+      for (std::size_t o = writes_first ? 1 : 0; o < ins.operands.size(); ++o)
+        dataflow::regs_of(ins.operands[o], [&](std::uint32_t r) { used = used || r == reg; });
+      if (used) return true;
+    }
+    return false;
+  }
+
+  const module& m_;
+  const function& f_;
+  const std::vector<bool>& dead_;
+};
+
 }  // namespace detail
 
 // Lifts every idiom of the table in every function of `m`, in place.
@@ -499,6 +679,39 @@ inline lift_report lift(module& m) {
         report.idioms.push_back(std::move(li));
         df.build(f, dead);
       }
+    }
+    // The precise logf sequence spans two blocks: its own recognizer (see logf_recognizer).
+    for (std::uint32_t i = 0; i < f.instructions.size(); ++i) {
+      if (dead[i] || f.instructions[i].op != opcode::selp) continue;
+      auto hit = detail::logf_recognizer(m, f, dead).at(i);
+      if (!hit) continue;
+      lifted_idiom li;
+      li.name = "logf";
+      li.fn = real_function::log;
+      li.function = fi;
+      li.line = f.instructions[i].line;
+      li.loc = f.instructions[i].loc;
+      li.lines.push_back(f.instructions[i].line);
+      for (auto k : hit->slice) li.lines.push_back(f.instructions[k].line);
+      std::sort(li.lines.begin(), li.lines.end());
+      li.lines.erase(std::unique(li.lines.begin(), li.lines.end()), li.lines.end());
+      instruction& root = f.instructions[i];
+      instruction lifted;
+      lifted.op = opcode::lifted;
+      lifted.lifted_fn = real_function::log;
+      lifted.mods.push_back(m.names.intern(".f32"));
+      lifted.operands.push_back(root.operands[0]);
+      lifted.operands.push_back(hit->x);
+      lifted.line = root.line;
+      lifted.column = root.column;
+      lifted.loc = root.loc;
+      lifted.inline_asm = root.inline_asm;
+      lifted.lifted_lines = li.lines;
+      for (auto k : hit->slice) dead[k] = true;
+      root = std::move(lifted);
+      li.instruction = i;
+      found.push_back(report.idioms.size());
+      report.idioms.push_back(std::move(li));
     }
     if (!found.empty()) {
       std::vector<std::uint32_t> new_index(f.instructions.size());
