@@ -62,6 +62,39 @@ TEST_CASE("the corpus parses and round-trips") {
   }
 }
 
+TEST_CASE("the corpus without line info (as nvcc writes it without -lineinfo) parses to the same code") {
+  // nvcc without -lineinfo writes the same module without .loc and .file directives (and without
+  // .section .debug_*); dropping those lines from each file gives that form.
+  for (auto& path : corpus()) {
+    CAPTURE(path.string());
+    std::string text = slurp(path), stripped;
+    std::istringstream lines(text);
+    std::string line;
+    bool in_section = false;
+    while (std::getline(lines, line)) {
+      std::string_view t(line);
+      t.remove_prefix(std::min(t.find_first_not_of(" \t"), t.size()));
+      if (t.starts_with(".section")) in_section = true;
+      if (in_section) {
+        if (t.starts_with("}")) in_section = false;
+        continue;
+      }
+      if (t.starts_with(".loc") || t.starts_with(".file")) continue;
+      stripped += line + "\n";
+    }
+    ptx::module with = ptx::parse(text, path.string());
+    ptx::module without = ptx::parse(stripped, path.string() + " (no line info)");
+    REQUIRE(with.functions.size() == without.functions.size());
+    for (std::size_t f = 0; f < with.functions.size(); ++f) {
+      REQUIRE(with.functions[f].instructions.size() == without.functions[f].instructions.size());
+      for (std::size_t i = 0; i < with.functions[f].instructions.size(); ++i) {
+        CHECK(ptx::print(with, with.functions[f].instructions[i]) == ptx::print(without, without.functions[f].instructions[i]));
+        CHECK(without.functions[f].instructions[i].loc.line == 0);
+      }
+    }
+  }
+}
+
 // Only where CMake found ptxas (GPUEQ_PTXAS): without it the case does not exist, rather than
 // passing without checking anything.
 #ifdef GPUEQ_PTXAS
