@@ -10,7 +10,8 @@
 #   nvcc -ptx -lineinfo -arch=sm_80
 # Files built with other flags, or several PTX files from one source, are listed in VARIANTS
 # below (output, source, extra flags). Absolute paths in `.file` directives are cut to the file
-# name, so the PTX does not depend on where the repository is checked out.
+# name and the sources are compiled from a fixed folder (/tmp/gpueq-kernels-regen), so the PTX
+# does not depend on where the repository is checked out.
 # The gpueq tests only read the committed .ptx files; nothing here is needed to run them.
 set -eu
 
@@ -36,15 +37,25 @@ if ! command -v nvcc >/dev/null 2>&1; then
   exit 0
 fi
 
+# nvcc names internal-linkage functions (the intrinsics' static inline helpers, which -lineinfo
+# lists in .debug_str) with a module id hashed from the source's absolute path, so the sources
+# are compiled from one fixed folder: the PTX is then the same whatever the checkout's path.
+stage=/tmp/gpueq-kernels-regen
+rm -rf "$stage"
 if [ "$mode" = check ]; then
   out="$(mktemp -d)"
-  trap 'rm -rf "$out"' EXIT
+  trap 'rm -rf "$out" "$stage"' EXIT
 else
   out="$here"
+  trap 'rm -rf "$stage"' EXIT
 fi
+for cu in */*.cu; do
+  mkdir -p "$stage/$(dirname "$cu")"
+  cp "$cu" "$stage/$cu"
+done
 
 gen() { # gen OUT.ptx SRC.cu [extra flags...]
-  dst="$out/$1"; src="$2"; shift 2
+  dst="$out/$1"; src="$stage/$2"; shift 2
   mkdir -p "$(dirname "$dst")"
   # shellcheck disable=SC2086
   nvcc $DEFAULT_FLAGS "$@" "$src" -o "$dst"
