@@ -5,7 +5,14 @@
 #   <name>.fast.ptx   the same with -use_fast_math (idioms only)
 #   <name>.noline.ptx without -lineinfo (memory only)
 set -e
-cd "$(dirname "$0")"
+here="$(cd "$(dirname "$0")" && pwd)"
+# nvcc hashes the absolute source path into the names of internal functions in -lineinfo debug
+# strings: compile from a fixed folder so the output does not depend on the checkout path.
+work=/tmp/gpueq-ptx-inputs-regen
+rm -rf "$work"
+mkdir -p "$work"
+cp "$here"/*.cu "$work"/
+cd "$work"
 for cu in *.cu; do
   name="${cu%.cu}"
   case "$name" in clang_*) continue ;; esac
@@ -20,3 +27,4 @@ for cu in clang_*.cu; do
 done
 # Absolute paths in .file directives would make the files differ per checkout.
 sed -i -E 's|(\.file[[:space:]]+[0-9]+[[:space:]]+")[^"]*/([^"/]+")|\1\2|' *.ptx
+cp "$work"/*.ptx "$here"/
