@@ -338,7 +338,7 @@ constexpr auto min_over(Body b) {
 // The value of a closed expression (every index bound by a reduction), or of an expression whose
 // free indices are bound by `b`.
 template <expression E, class D>
-constexpr auto evaluate(const E& e, D& domain, const bindings& b = {}) {
+constexpr auto evaluate(const E& e, D&& domain, const bindings& b = {}) {
   return e.eval(domain, b);
 }
 
