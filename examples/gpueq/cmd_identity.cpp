@@ -44,6 +44,11 @@ std::string caret(std::string_view text, std::size_t offset) {
   return "  " + std::string(text.substr(begin, end - begin)) + "\n  " + std::string(offset - begin, ' ') + "^\n";
 }
 
+// "WHERE:COLUMN: reason" and the caret line, for a syntax error in `text`.
+std::string syntax_error(const std::string& where, const term::parse_error& e, std::string_view text) {
+  return where + ":" + std::to_string(e.column) + ": " + e.reason + "\n" + caret(text, e.offset);
+}
+
 void print_text(const term::store& s, const outcome& o, const options& opt, std::string_view where) {
   if (!o.error.empty()) {
     std::cout << where << ": error: " << o.error;
@@ -126,29 +131,24 @@ int run(const options& opt) {
       std::string_view line(text.data() + begin, end - begin);
       ++line_no;
       std::size_t first = line.find_first_not_of(" \t\r");
-      if (first != std::string_view::npos && line[first] != '#' && term::is_let(line)) {
+      if (first != std::string_view::npos && line[first] != '#') {
+        outcome o;
+        o.line = line_no;
+        bool binding = term::is_let(line);
         try {
-          term::parse_let(s, line, lets);
+          if (binding) {
+            term::parse_let(s, line, lets);
+          } else {
+            auto [f, g] = term::parse_identity(s, line, &lets);
+            decide_one(o, f, g);
+          }
         } catch (const term::parse_error& e) {
-          outcome o;
-          o.line = line_no;
-          o.error = std::to_string(line_no) + ":" + std::to_string(e.column) + ": " + e.reason + "\n" +
-                    caret(line, e.offset);
+          o.error = syntax_error(std::to_string(line_no), e, line);
+        }
+        if (!binding || !o.error.empty()) {  // a let line reports only its errors
           outcomes.push_back(std::move(o));
           if (!opt.quiet && !opt.json) print_text(s, outcomes.back(), opt, source + ":" + std::to_string(line_no));
         }
-      } else if (first != std::string_view::npos && line[first] != '#') {
-        outcome o;
-        o.line = line_no;
-        try {
-          auto [f, g] = term::parse_identity(s, line, &lets);
-          decide_one(o, f, g);
-        } catch (const term::parse_error& e) {
-          o.error = std::to_string(line_no) + ":" + std::to_string(e.column) + ": " + e.reason + "\n" +
-                    caret(line, e.offset);
-        }
-        outcomes.push_back(std::move(o));
-        if (!opt.quiet && !opt.json) print_text(s, outcomes.back(), opt, source + ":" + std::to_string(line_no));
       }
       if (end == text.size()) break;
       begin = end + 1;
@@ -164,8 +164,7 @@ int run(const options& opt) {
       try {
         sides[i] = term::parse(s, *texts[i]);
       } catch (const term::parse_error& e) {
-        o.error = std::string(names[i]) + ":" + std::to_string(e.column) + ": " + e.reason + "\n" +
-                  caret(*texts[i], e.offset);
+        o.error = syntax_error(names[i], e, *texts[i]);
       }
     }
     if (o.error.empty()) decide_one(o, sides[0], sides[1]);
