@@ -84,8 +84,8 @@ class normal_forms {
   explicit normal_forms(term::store& s, normal_form_options options = {})
       : s_(s),
         options_(options),
-        mono_table_(0, entry_hash{}, mono_eq{this}),
-        poly_table_(0, entry_hash{}, poly_eq{this}) {
+        mono_table_(0, entry_hash{}, entry_eq{this}),
+        poly_table_(0, entry_hash{}, entry_eq{this}) {
     monos_.push_back({nullptr, 0, 0});
     mono_table_.insert(table_entry{unit_mono, monos_[unit_mono].hash});
     polys_.push_back({nullptr, 0, support::mix64(0x9e37)});
@@ -157,19 +157,19 @@ class normal_forms {
     std::size_t operator()(const mono_key& k) const { return static_cast<std::size_t>(k.hash); }
     std::size_t operator()(const poly_key& k) const { return static_cast<std::size_t>(k.hash); }
   };
-  struct mono_eq {
+  // Equal entries are equal ids; a key matches an entry with its hash and the same content.
+  struct entry_eq {
     const normal_forms* n;
     using is_transparent = void;
     bool operator()(const table_entry& a, const table_entry& b) const { return a.id == b.id; }
-    bool operator()(const mono_key& k, const table_entry& e) const { return k.hash == e.hash && n->mono_matches(k, e.id); }
-    bool operator()(const table_entry& e, const mono_key& k) const { return k.hash == e.hash && n->mono_matches(k, e.id); }
-  };
-  struct poly_eq {
-    const normal_forms* n;
-    using is_transparent = void;
-    bool operator()(const table_entry& a, const table_entry& b) const { return a.id == b.id; }
-    bool operator()(const poly_key& k, const table_entry& e) const { return k.hash == e.hash && n->poly_matches(k, e.id); }
-    bool operator()(const table_entry& e, const poly_key& k) const { return k.hash == e.hash && n->poly_matches(k, e.id); }
+    template <class Key>
+    bool operator()(const Key& k, const table_entry& e) const {
+      return k.hash == e.hash && n->matches(k, e.id);
+    }
+    template <class Key>
+    bool operator()(const table_entry& e, const Key& k) const {
+      return k.hash == e.hash && n->matches(k, e.id);
+    }
   };
 
   static std::uint64_t hash_mono(std::span<const mono_factor> f) {
@@ -184,18 +184,18 @@ class normal_forms {
                                 x.coefficient.hash());
     return h;
   }
-  bool mono_matches(const mono_key& k, mono_id m) const {
+  bool matches(const mono_key& k, mono_id m) const {
     const auto& r = monos_[m];
-    if (r.hash != k.hash || r.count != k.f.size()) return false;
+    if (r.count != k.f.size()) return false;
     for (std::size_t i = 0; i < k.f.size(); ++i) {
       const auto& a = r.first[i];
       if (a.atom != k.f[i].atom || a.exponent != k.f[i].exponent) return false;
     }
     return true;
   }
-  bool poly_matches(const poly_key& k, poly_id p) const {
+  bool matches(const poly_key& k, poly_id p) const {
     const auto& r = polys_[p];
-    if (r.hash != k.hash || r.count != k.t.size()) return false;
+    if (r.count != k.t.size()) return false;
     for (std::size_t i = 0; i < k.t.size(); ++i) {
       const auto& a = r.first[i];
       if (a.mono != k.t[i].mono || a.ex != k.t[i].ex || a.coefficient != k.t[i].coefficient) return false;
@@ -527,10 +527,10 @@ class normal_forms {
   // are interned (polynomial arithmetic reads its operands while it interns results).
   std::vector<range<mono_factor>> monos_;
   support::stable_arena<mono_factor> mono_factors_;
-  boost::unordered_flat_set<table_entry, entry_hash, mono_eq> mono_table_;
+  boost::unordered_flat_set<table_entry, entry_hash, entry_eq> mono_table_;
   std::vector<range<poly_term>> polys_;
   support::stable_arena<poly_term> poly_terms_;
-  boost::unordered_flat_set<table_entry, entry_hash, poly_eq> poly_table_;
+  boost::unordered_flat_set<table_entry, entry_hash, entry_eq> poly_table_;
   poly_id one_poly_ = 0;
   std::uint64_t terms_built_ = 0;
   boost::unordered_flat_map<std::uint64_t, mono_id> mono_mul_memo_;
