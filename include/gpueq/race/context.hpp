@@ -1,0 +1,562 @@
+// The race context: an execution-engine observer (gpueq/exec/observer.hpp) that decides, from one
+// run of a CTA, whether any two accesses to the same shared or global byte, at least one a write,
+// are unordered by happens-before, and whether the run's barrier matching holds for every
+// schedule (WEFT's recycling check). Race-free and well-synchronized, the run stands for all
+// schedules (VOLTA's confluence), which is what makes an equivalence verdict mean something.
+//
+// Happens-before lives at barrier-instance granularity (digest §6.3): a thread's accesses between
+// two barrier operations form a segment; a thread holds the clock of the last instance it waited
+// on; a completed instance makes one new clock, the join of the *distinct* clocks its
+// participants held when they registered plus each participant's finished segments, and only
+// its waiting participants acquire it (arrivers publish, learn nothing). A barrier therefore costs
+// in its participants and their distinct clocks, never in the size of memory: there is no
+// per-address thread set for a barrier to sweep. Clock components past the threads carry, per
+// CTA barrier id, the last generation known complete: the recycling check reads them.
+//
+// Per-address state is FastTrack's (last write, reads since it, at most one per thread, kept as
+// one epoch until two unordered readers force a set) at byte granularity, stored per 4-byte word
+// and split into bytes only when an access covers part of a word, so that a 16-byte vector write
+// and a 4-byte read of one of its words meet, while whole-word accesses (nearly all) pay for one
+// state per word. Atomics are a second FastTrack set: ordered against plain reads and writes,
+// never against each other.
+#pragma once
+
+#include <gpueq/exec/observer.hpp>
+#include <gpueq/race/report.hpp>
+#include <gpueq/support/hash.hpp>
+
+#include <boost/unordered/unordered_flat_map.hpp>
+#include <boost/unordered/unordered_flat_set.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gpueq::race {
+
+struct options {
+  // Legacy pre-Volta semantics: the threads of a warp run in lockstep, so two accesses by threads
+  // of one warp never race. Off by default: on Volta and later they may (reduction version 5..7).
+  bool warp_synchronous = false;
+  std::size_t max_race_groups = 256;          // groups stored with an example; the rest are counted
+  std::size_t max_barrier_diagnostics = 256;  // likewise for barrier diagnostics
+};
+
+// PTX has 16 CTA barrier resources (bar 0..15); each gets a clock component for recycling.
+inline constexpr std::uint32_t cta_barrier_ids = 16;
+
+namespace detail {
+
+inline constexpr std::uint32_t none = 0xffffffffu;
+
+struct epoch {
+  std::uint32_t thread = none;
+  std::uint32_t segment = 0;
+  std::uint32_t instruction = 0;
+};
+
+struct write_epoch {
+  std::uint32_t thread = none;
+  std::uint32_t segment = 0;
+  std::uint32_t instruction = 0;
+  std::uint32_t width = 0;
+  std::uint64_t value = 0;
+};
+
+// Unordered accesses of one kind to one byte, at most one per thread (a thread's later access
+// supersedes its earlier one: program order).
+struct epoch_set {
+  boost::unordered_flat_map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>> by_thread;  // segment, instr
+  // The serial of a clock under which every entry is known finished: threads holding that clock
+  // (after a CTA barrier, all of them) skip the scan.
+  std::uint64_t ordered_under = 0;
+};
+
+// FastTrack's adaptive representation: one epoch while the accesses are totally ordered, a set
+// (index into the context's pool) once two are concurrent.
+struct access_slot {
+  epoch one;
+  std::uint32_t set = none;
+};
+
+struct cell {
+  write_epoch write;
+  access_slot reads;
+  access_slot atomics;
+};
+
+struct word {
+  cell whole;                 // the state of all four bytes while they share it
+  std::uint32_t bytes = none;  // index into the split pool once a partial access divides them
+};
+
+struct word_key {
+  std::uint64_t word = 0;  // byte offset / 4
+  std::uint32_t region = 0;
+  friend bool operator==(const word_key&, const word_key&) = default;
+};
+
+struct word_key_hash {
+  std::size_t operator()(const word_key& k) const noexcept {
+    return static_cast<std::size_t>(support::hash_combine(k.word, k.region));
+  }
+};
+
+struct group_key {
+  std::uint32_t first = 0, second = 0;
+  race_kind kind = race_kind::raw;
+  friend bool operator==(const group_key&, const group_key&) = default;
+};
+
+struct group_key_hash {
+  std::size_t operator()(const group_key& k) const noexcept {
+    return static_cast<std::size_t>(support::hash_combine(
+        support::hash_combine(k.first, k.second), static_cast<std::uint64_t>(k.kind)));
+  }
+};
+
+struct clock_slot {
+  std::vector<std::uint32_t> v;  // threads, then one component per CTA barrier id
+  std::uint32_t refs = 0;        // threads holding it (0 while it is a pending join)
+  std::uint64_t serial = 0;      // unique over the run; slots are reused, serials never
+};
+
+// One generation of one barrier while its registrants arrive.
+struct pending_join {
+  std::uint32_t slot = none;                          // the clock being joined
+  boost::unordered_flat_set<std::uint64_t> joined;   // serials of the clocks already in it
+  std::uint32_t registrants = 0;
+  std::uint32_t expected = 0;  // CTA barriers: the count the first registrant named
+};
+
+struct history_entry {
+  std::uint32_t segment;  // the segment this registration opened
+  std::uint32_t id;
+  std::uint32_t generation;
+};
+
+}  // namespace detail
+
+class context {
+ public:
+  explicit context(options o = {}) : options_(o) {}
+
+  void on_start(const exec::run_info& info) {
+    threads_ = info.threads;
+    warp_size_ = info.warp_size == 0 ? 32 : info.warp_size;
+    width_ = threads_ + cta_barrier_ids;
+    checked_.clear();
+    element_bytes_.clear();
+    for (auto& r : info.regions) {
+      checked_.push_back(r.space == exec::memory_space::global || r.space == exec::memory_space::shared);
+      element_bytes_.push_back(r.element_bytes == 0 ? 1 : r.element_bytes);
+    }
+    clocks_.clear();
+    free_clocks_.clear();
+    clocks_.push_back({std::vector<std::uint32_t>(width_, 0), threads_, 1});  // the initial clock: knows nothing
+    next_serial_ = 2;
+    acq_.assign(threads_, 0);
+    seg_.assign(threads_, 0);
+    history_.assign(threads_, {});
+    shadow_.clear();
+    split_.clear();
+    sets_.clear();
+    free_sets_.clear();
+    pending_index_.clear();
+    pending_.clear();
+    free_pending_.clear();
+    all_arrive_generation_.fill(0);
+    groups_.clear();
+    diagnostic_index_.clear();
+    seen_.clear();
+    result_ = {};
+  }
+
+  void on_access(const exec::access& a) {
+    check_thread(a.thread);
+    if (a.region >= checked_.size()) throw std::out_of_range("race context: access to unknown region");
+    if (!checked_[a.region] || a.width == 0) return;
+    self_ = a.thread;
+    now_ = clocks_[acq_[self_]].v.data();
+    now_serial_ = clocks_[acq_[self_]].serial;
+    current_ = &a;
+    const std::uint64_t end = a.offset + a.width;
+    for (std::uint64_t w = a.offset >> 2; w <= (end - 1) >> 2; ++w) {
+      const std::uint64_t base = w << 2;
+      const std::uint64_t lo = base < a.offset ? a.offset - base : 0;
+      const std::uint64_t hi = std::min<std::uint64_t>(end - base, 4);
+      detail::word& ws = shadow_[detail::word_key{w, a.region}];
+      if (ws.bytes == detail::none && lo == 0 && hi == 4) {
+        visit(ws.whole, base);
+        continue;
+      }
+      if (ws.bytes == detail::none) split(ws);
+      for (std::uint64_t b = lo; b < hi; ++b) visit(split_[ws.bytes][b], base + b);
+    }
+    if (!seen_.empty()) seen_.clear();
+  }
+
+  void on_barrier_register(const exec::barrier_registration& r, exec::barrier_key key, std::uint32_t generation,
+                           std::uint32_t expected) {
+    check_thread(r.thread);
+    auto& p = pending_[pending_for(key, generation)];
+    // Counts and recycling are checked for CTA barriers only: warp collectives name lane masks,
+    // which the engine matches itself, lane by lane.
+    if (key.kind == exec::barrier_kind::cta) {
+      const std::uint32_t n = expected == 0 ? threads_ : expected;
+      if (p.registrants == 0) {
+        p.expected = n;
+      } else if (n != p.expected) {
+        auto& d = diagnose(barrier_problem::count_mismatch, key, generation, r);
+        if (d.count == 1) {
+          d.expected = p.expected;
+          d.found = n;
+        }
+      }
+      // WEFT's check (Fig. 4) against the thread's state just before it registers. A generation
+      // completed by arrivals only was never waited on, so nothing can know of it: WEFT's check is
+      // vacuous there, and the all-arrive warning already names it.
+      if (generation >= 2 && key.id < cta_barrier_ids && all_arrive_generation_[key.id] != generation - 1) {
+        const std::uint32_t known = clocks_[acq_[r.thread]].v[threads_ + key.id];
+        if (known < generation - 1) {
+          auto& d = diagnose(barrier_problem::unsafe_recycling, key, generation, r);
+          if (d.count == 1) d.known_generation = known;
+        }
+      }
+    }
+    join(p, r.thread, key, generation);
+  }
+
+  void on_barrier_complete(const exec::barrier_instance& inst) {
+    const std::uint32_t pi = pending_for(inst.key, inst.generation);
+    // An engine may leave out the registrations of an instance whose participants all wait (a
+    // warp collective): blocked since registering, they cannot have moved on, so registering them
+    // now is the same. An arriver has moved on: instances with arrivers need their registrations.
+    if (pending_[pi].registrants == 0)
+      for (auto& r : inst.participants) on_barrier_register(r, inst.key, inst.generation, inst.expected);
+    auto& p = pending_[pi];
+    auto& c = clocks_[p.slot];
+    if (inst.key.kind == exec::barrier_kind::cta && inst.key.id < cta_barrier_ids)
+      c.v[threads_ + inst.key.id] = std::max(c.v[threads_ + inst.key.id], inst.generation);
+    std::uint32_t waiters = 0;
+    for (auto& r : inst.participants) waiters += r.waits;
+    if (waiters == 0) {
+      if (inst.key.kind == exec::barrier_kind::cta && inst.key.id < cta_barrier_ids)
+        all_arrive_generation_[inst.key.id] = inst.generation;
+      if (!inst.participants.empty())
+        diagnose(barrier_problem::all_arrive, inst.key, inst.generation, inst.participants.front());
+      free_clocks_.push_back(p.slot);
+    } else {
+      c.serial = next_serial_++;
+      for (auto& r : inst.participants) {
+        if (!r.waits || acq_[r.thread] == p.slot) continue;  // (a thread listed twice)
+        release(acq_[r.thread]);
+        acq_[r.thread] = p.slot;
+        ++clocks_[p.slot].refs;
+      }
+    }
+    p.slot = detail::none;
+    pending_index_.erase(pending_key(inst.key, inst.generation));
+    free_pending_.push_back(pi);
+  }
+
+  void on_exit(std::uint32_t thread) { check_thread(thread); }
+
+  const report& result() const { return result_; }
+  report take_result() { return std::move(result_); }
+  const options& settings() const { return options_; }
+
+  // For tests and benchmarks: the footprint is in touched words and live clocks.
+  std::size_t shadow_words() const { return shadow_.size(); }
+  std::size_t live_clocks() const { return clocks_.size() - free_clocks_.size(); }
+
+ private:
+  void check_thread(std::uint32_t t) const {
+    if (t >= threads_) throw std::out_of_range("race context: thread " + std::to_string(t) + " out of range");
+  }
+
+  // Does the current access's thread know that thread t's segment s is finished?
+  bool ordered(std::uint32_t t, std::uint32_t s) const { return t == self_ || now_[t] > s; }
+  bool exempt(std::uint32_t t) const { return options_.warp_synchronous && t / warp_size_ == self_ / warp_size_; }
+
+  // --- clocks ---------------------------------------------------------------------------------
+
+  std::uint32_t new_clock() {
+    std::uint32_t s;
+    if (!free_clocks_.empty()) {
+      s = free_clocks_.back();
+      free_clocks_.pop_back();
+    } else {
+      s = static_cast<std::uint32_t>(clocks_.size());
+      clocks_.emplace_back();
+    }
+    clocks_[s].v.assign(width_, 0);
+    clocks_[s].refs = 0;
+    clocks_[s].serial = 0;
+    return s;
+  }
+
+  void release(std::uint32_t s) {
+    if (--clocks_[s].refs == 0) free_clocks_.push_back(s);
+  }
+
+  static std::uint64_t pending_key(exec::barrier_key k, std::uint32_t generation) {
+    return (static_cast<std::uint64_t>(k.id) << 33) | (static_cast<std::uint64_t>(k.kind) << 32) | generation;
+  }
+
+  std::uint32_t pending_for(exec::barrier_key key, std::uint32_t generation) {
+    auto [it, fresh] = pending_index_.try_emplace(pending_key(key, generation), 0u);
+    if (!fresh) return it->second;
+    std::uint32_t pi;
+    if (!free_pending_.empty()) {
+      pi = free_pending_.back();
+      free_pending_.pop_back();
+    } else {
+      pi = static_cast<std::uint32_t>(pending_.size());
+      pending_.emplace_back();
+    }
+    auto& p = pending_[pi];
+    p.slot = new_clock();
+    p.joined.clear();
+    p.registrants = 0;
+    p.expected = 0;
+    it->second = pi;
+    return pi;
+  }
+
+  // Thread t registers: its finished segments, and everything its clock knows, flow into the
+  // instance. Joining each distinct clock once keeps an instance at O(distinct clocks × width).
+  void join(detail::pending_join& p, std::uint32_t t, exec::barrier_key key, std::uint32_t generation) {
+    const std::uint32_t s = ++seg_[t];
+    const auto& held = clocks_[acq_[t]];
+    auto& into = clocks_[p.slot].v;
+    if (p.joined.insert(held.serial).second)
+      for (std::uint32_t k = 0; k < width_; ++k) into[k] = std::max(into[k], held.v[k]);
+    into[t] = std::max(into[t], s);
+    ++p.registrants;
+    if (key.kind == exec::barrier_kind::cta) history_[t].push_back({s, key.id, generation});
+  }
+
+  // --- shadow memory --------------------------------------------------------------------------
+
+  std::uint32_t new_set() {
+    if (!free_sets_.empty()) {
+      std::uint32_t i = free_sets_.back();
+      free_sets_.pop_back();
+      return i;
+    }
+    sets_.emplace_back();
+    return static_cast<std::uint32_t>(sets_.size() - 1);
+  }
+
+  void free_set(std::uint32_t& i) {
+    if (i == detail::none) return;
+    sets_[i].by_thread.clear();
+    sets_[i].ordered_under = 0;
+    free_sets_.push_back(i);
+    i = detail::none;
+  }
+
+  void copy_slot(detail::access_slot& s) {
+    if (s.set == detail::none) return;
+    std::uint32_t c = new_set();
+    sets_[c] = sets_[s.set];
+    s.set = c;
+  }
+
+  void split(detail::word& ws) {
+    std::array<detail::cell, 4> bytes;
+    for (auto& b : bytes) {
+      b = ws.whole;
+      copy_slot(b.reads);
+      copy_slot(b.atomics);
+    }
+    free_set(ws.whole.reads.set);
+    free_set(ws.whole.atomics.set);
+    ws.bytes = static_cast<std::uint32_t>(split_.size());
+    split_.push_back(bytes);
+  }
+
+  // Races of the current access against the earlier accesses in a slot (of kind `earlier`).
+  void check_slot(detail::access_slot& s, exec::access_kind earlier, race_kind kind, std::uint64_t byte) {
+    if (s.set == detail::none) {
+      if (s.one.thread != detail::none && !ordered(s.one.thread, s.one.segment))
+        conflict(s.one.thread, s.one.segment, s.one.instruction, earlier, kind, byte, false);
+      return;
+    }
+    auto& set = sets_[s.set];
+    if (set.ordered_under == now_serial_) return;
+    bool all = true;
+    for (auto& [t, e] : set.by_thread) {
+      if (now_[t] > e.first) continue;
+      all = false;
+      if (t != self_) conflict(t, e.first, e.second, earlier, kind, byte, false);
+    }
+    if (all) set.ordered_under = now_serial_;
+  }
+
+  // Adds the current access to a slot. Dropping an earlier entry that happens before it loses
+  // nothing: whoever is unordered with the dropped one is unordered with this one (FastTrack).
+  void add_to_slot(detail::access_slot& s, std::uint32_t segment, std::uint32_t instruction) {
+    if (s.set != detail::none) {
+      auto& set = sets_[s.set];
+      if (set.ordered_under == now_serial_) {  // every entry happens before this access
+        free_set(s.set);
+      } else {
+        set.by_thread.insert_or_assign(self_, std::pair{segment, instruction});
+        set.ordered_under = 0;
+        return;
+      }
+    }
+    if (s.one.thread == detail::none || ordered(s.one.thread, s.one.segment)) {
+      s.one = {self_, segment, instruction};
+      return;
+    }
+    std::uint32_t i = new_set();
+    sets_[i].by_thread.insert_or_assign(s.one.thread, std::pair{s.one.segment, s.one.instruction});
+    sets_[i].by_thread.insert_or_assign(self_, std::pair{segment, instruction});
+    s.one = {};
+    s.set = i;
+  }
+
+  void visit(detail::cell& c, std::uint64_t byte) {
+    const exec::access& a = *current_;
+    const std::uint32_t s = seg_[self_];
+    const auto& w = c.write;
+    const bool prior_write = w.thread != detail::none && !ordered(w.thread, w.segment);
+    switch (a.kind) {
+      case exec::access_kind::read:
+        if (prior_write) conflict(w.thread, w.segment, w.instruction, exec::access_kind::write, race_kind::raw, byte, false);
+        check_slot(c.atomics, exec::access_kind::atomic, race_kind::raw, byte);
+        add_to_slot(c.reads, s, a.instruction);
+        break;
+      case exec::access_kind::write:
+        if (prior_write)
+          conflict(w.thread, w.segment, w.instruction, exec::access_kind::write, race_kind::waw, byte,
+                   w.value != 0 && w.value == a.value && w.width == a.width);
+        check_slot(c.reads, exec::access_kind::read, race_kind::war, byte);
+        check_slot(c.atomics, exec::access_kind::atomic, race_kind::waw, byte);
+        c.write = {self_, s, a.instruction, a.width, a.value};
+        free_set(c.reads.set);
+        c.reads.one = {};
+        free_set(c.atomics.set);
+        c.atomics.one = {};
+        break;
+      case exec::access_kind::atomic:
+        if (prior_write) conflict(w.thread, w.segment, w.instruction, exec::access_kind::write, race_kind::waw, byte, false);
+        check_slot(c.reads, exec::access_kind::read, race_kind::war, byte);
+        add_to_slot(c.atomics, s, a.instruction);
+        break;
+    }
+  }
+
+  // --- reporting ------------------------------------------------------------------------------
+
+  barrier_mark last_barrier(std::uint32_t t, std::uint32_t segment) const {
+    const auto& h = history_[t];
+    auto it = std::upper_bound(h.begin(), h.end(), segment,
+                               [](std::uint32_t s, const detail::history_entry& e) { return s < e.segment; });
+    if (it == h.begin()) return {};
+    --it;
+    return {exec::barrier_key{exec::barrier_kind::cta, it->id}, it->generation};
+  }
+
+  void conflict(std::uint32_t t, std::uint32_t segment, std::uint32_t instruction, exec::access_kind earlier,
+                race_kind kind, std::uint64_t byte, bool benign) {
+    if (exempt(t)) return;
+    const exec::access& a = *current_;
+    // One count per pair of accesses, however many bytes (words) they share.
+    const std::uint64_t pair = (static_cast<std::uint64_t>(t) << 32) | (static_cast<std::uint64_t>(instruction) << 2) |
+                               static_cast<std::uint64_t>(kind);
+    if (!seen_.insert(pair).second) return;
+    ++result_.race_count;
+    const detail::group_key gk{instruction, a.instruction, kind};
+    auto [it, fresh] = groups_.try_emplace(gk, detail::none);
+    if (fresh && result_.races.size() < options_.max_race_groups) {
+      it->second = static_cast<std::uint32_t>(result_.races.size());
+      race r;
+      r.kind = kind;
+      r.region = a.region;
+      r.offset = byte;
+      r.element = byte / element_bytes_[a.region];
+      r.first = {t, instruction, segment, earlier, last_barrier(t, segment)};
+      r.second = {self_, a.instruction, seg_[self_], a.kind, last_barrier(self_, seg_[self_])};
+      r.benign = benign;
+      result_.races.push_back({r, 0, true});
+    } else if (fresh) {
+      ++result_.unlisted_groups;
+    }
+    if (it->second == detail::none) {
+      ++result_.unlisted_races;
+      return;
+    }
+    auto& g = result_.races[it->second];
+    ++g.count;
+    g.all_benign = g.all_benign && benign;
+  }
+
+  barrier_diagnostic& diagnose(barrier_problem problem, exec::barrier_key key, std::uint32_t generation,
+                               const exec::barrier_registration& r) {
+    auto [it, fresh] = diagnostic_index_.try_emplace(std::pair{pending_key(key, generation), problem}, detail::none);
+    if (fresh && result_.barriers.size() < options_.max_barrier_diagnostics) {
+      it->second = static_cast<std::uint32_t>(result_.barriers.size());
+      barrier_diagnostic d;
+      d.problem = problem;
+      d.where = {key, generation};
+      d.thread = r.thread;
+      d.instruction = r.instruction;
+      d.count = 0;
+      result_.barriers.push_back(d);
+    }
+    if (it->second == detail::none) {
+      ++(problem == barrier_problem::all_arrive ? result_.unlisted_barrier_warnings : result_.unlisted_barrier_errors);
+      scratch_diagnostic_ = {};
+      return scratch_diagnostic_;
+    }
+    auto& d = result_.barriers[it->second];
+    ++d.count;
+    return d;
+  }
+
+  options options_;
+  std::uint32_t threads_ = 0, warp_size_ = 32, width_ = cta_barrier_ids;
+  std::vector<bool> checked_;                 // per region: global or shared
+  std::vector<std::uint64_t> element_bytes_;  // per region
+
+  std::vector<detail::clock_slot> clocks_;
+  std::vector<std::uint32_t> free_clocks_;
+  std::uint64_t next_serial_ = 2;
+  std::vector<std::uint32_t> acq_;  // per thread: the clock slot it holds
+  std::vector<std::uint32_t> seg_;  // per thread: barrier operations executed
+  std::vector<std::vector<detail::history_entry>> history_;  // per thread: CTA registrations, for reports
+
+  boost::unordered_flat_map<std::uint64_t, std::uint32_t> pending_index_;  // (key, generation) -> pending_
+  std::vector<detail::pending_join> pending_;
+  std::vector<std::uint32_t> free_pending_;
+  std::array<std::uint32_t, cta_barrier_ids> all_arrive_generation_{};  // last generation nobody waited on
+
+  boost::unordered_flat_map<detail::word_key, detail::word, detail::word_key_hash> shadow_;
+  std::vector<std::array<detail::cell, 4>> split_;
+  std::vector<detail::epoch_set> sets_;
+  std::vector<std::uint32_t> free_sets_;
+
+  // The access being visited, and what its thread knows.
+  const exec::access* current_ = nullptr;
+  std::uint32_t self_ = 0;
+  const std::uint32_t* now_ = nullptr;
+  std::uint64_t now_serial_ = 0;
+  boost::unordered_flat_set<std::uint64_t> seen_;  // racing pairs of the current access
+
+  boost::unordered_flat_map<detail::group_key, std::uint32_t, detail::group_key_hash> groups_;
+  boost::unordered_flat_map<std::pair<std::uint64_t, barrier_problem>, std::uint32_t> diagnostic_index_;
+  barrier_diagnostic scratch_diagnostic_;
+  report result_;
+};
+
+static_assert(exec::observer<context>);
+
+}  // namespace gpueq::race

@@ -1,0 +1,232 @@
+// What the race context finds, and how it is printed. A race names one address, the two accesses
+// (thread, instruction, segment, the last CTA barrier each thread registered on before it) and
+// whether it is a benign WAW (both writes store the same value). Races are grouped by
+// (instruction pair, kind) because that is what a user fixes: one missing barrier between two
+// source lines typically races on thousands of addresses and threads. Barrier diagnostics follow
+// WEFT's taxonomy as far as the observer's events show it (deadlock is the scheduler's: it knows
+// who is stuck). Kept apart from the context so that tools can print reports without the
+// context's shadow-memory machinery, and so that printing needs no exec-engine internals: source
+// positions come in as a span (or a callback) indexed by instruction.
+#pragma once
+
+#include <gpueq/exec/observer.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpueq::race {
+
+enum class race_kind : std::uint8_t { raw, war, waw };
+
+inline std::string_view name(race_kind k) {
+  constexpr std::string_view names[] = {"RAW", "WAR", "WAW"};
+  return names[static_cast<std::size_t>(k)];
+}
+
+// A generation of a barrier; generation 0 means "none" (the start of the kernel).
+struct barrier_mark {
+  exec::barrier_key key;
+  std::uint32_t generation = 0;
+  friend bool operator==(const barrier_mark&, const barrier_mark&) = default;
+};
+
+// One side of a race.
+struct race_access {
+  std::uint32_t thread = 0;
+  std::uint32_t instruction = 0;
+  // Barrier operations (CTA and warp) the thread had executed before the access: accesses of
+  // one segment share their ordering with every other thread.
+  std::uint32_t segment = 0;
+  exec::access_kind kind = exec::access_kind::read;
+  // The last CTA/named barrier the thread registered on before the access (warp collectives are
+  // not listed: users place CTA barriers, and warp syncs would crowd the history).
+  barrier_mark after;
+  friend bool operator==(const race_access&, const race_access&) = default;
+};
+
+struct race {
+  race_kind kind = race_kind::raw;
+  std::uint32_t region = 0;   // index into run_info::regions
+  std::uint64_t offset = 0;   // the lowest byte both accesses touch
+  std::uint64_t element = 0;  // offset / element_bytes of the region
+  race_access first;          // the access the run executed first
+  race_access second;
+  // WAW of two plain writes of equal width whose value identities are equal and nonzero: still
+  // a race (another schedule may interleave differently), but it cannot change memory.
+  bool benign = false;
+  friend bool operator==(const race&, const race&) = default;
+};
+
+// Races with the same (first instruction, second instruction, kind): one example and a count of
+// racing access pairs (pairs are counted once per access, however many bytes they share).
+struct race_group {
+  race example;
+  std::uint64_t count = 0;
+  // Every counted pair was benign: one harmful pair makes the group harmful.
+  bool all_benign = true;
+};
+
+enum class barrier_problem : std::uint8_t {
+  // A thread registered on generation g >= 2 of a CTA barrier without happening after the
+  // completion of generation g-1: which registrations form which generation then depends on the
+  // schedule, so one run proves nothing (WEFT §4.2). An error.
+  unsafe_recycling,
+  // Registrants of one generation named different thread counts (WEFT rule 9). An error.
+  count_mismatch,
+  // A generation completed with arrivals only: nobody waited, so it orders nothing. A warning.
+  all_arrive,
+};
+
+inline std::string_view name(barrier_problem p) {
+  constexpr std::string_view names[] = {"unsafe recycling", "count mismatch", "all-arrive generation"};
+  return names[static_cast<std::size_t>(p)];
+}
+
+struct barrier_diagnostic {
+  barrier_problem problem = barrier_problem::unsafe_recycling;
+  barrier_mark where;               // the barrier and the generation concerned
+  std::uint32_t thread = 0;         // the first offending registrant (all-arrive: the first arriver)
+  std::uint32_t instruction = 0;    // its barrier instruction
+  std::uint32_t count = 1;          // offending registrations of this generation
+  std::uint32_t expected = 0;       // count mismatch: the count the first registrant named
+  std::uint32_t found = 0;          // count mismatch: the differing count
+  std::uint32_t known_generation = 0;  // unsafe recycling: the last generation the thread knew done
+  bool is_error() const { return problem != barrier_problem::all_arrive; }
+};
+
+struct report {
+  std::vector<race_group> races;  // in order of first detection
+  std::uint64_t race_count = 0;   // racing access pairs, listed in a group or not
+  std::uint64_t unlisted_races = 0;  // pairs whose group did not fit under the cap
+  std::uint64_t unlisted_groups = 0;  // first sightings of groups that did not fit
+  std::vector<barrier_diagnostic> barriers;  // one per (problem, barrier, generation)
+  std::uint64_t unlisted_barrier_errors = 0;    // diagnostics past the cap, by severity
+  std::uint64_t unlisted_barrier_warnings = 0;
+
+  bool race_free() const { return race_count == 0; }
+  // Without errors a single run stands for every schedule's synchronization (deadlock aside).
+  bool well_synchronized() const {
+    for (auto& d : barriers)
+      if (d.is_error()) return false;
+    return unlisted_barrier_errors == 0;
+  }
+  bool clean() const { return race_free() && well_synchronized(); }
+};
+
+// Where an instruction came from, for messages. Zero lines and an empty file mean unknown.
+struct source_line {
+  std::uint32_t ptx_line = 0;
+  std::string cuda_file;
+  std::uint32_t cuda_line = 0;
+};
+
+using source_lookup = std::function<source_line(std::uint32_t instruction)>;
+
+namespace detail {
+
+inline std::string where(std::uint32_t instruction, const source_lookup& lookup) {
+  std::string s = "instruction " + std::to_string(instruction);
+  if (!lookup) return s;
+  source_line l = lookup(instruction);
+  if (l.ptx_line != 0) s = "PTX line " + std::to_string(l.ptx_line);
+  if (l.cuda_line != 0)
+    s += " (" + (l.cuda_file.empty() ? std::string("line ") : l.cuda_file + ":") + std::to_string(l.cuda_line) +
+         ")";
+  return s;
+}
+
+inline std::string barrier_name(exec::barrier_key k) {
+  return k.kind == exec::barrier_kind::cta ? "barrier " + std::to_string(k.id)
+                                           : "warp " + std::to_string(k.id) + " sync";
+}
+
+inline std::string address(const race& r, const exec::run_info& info) {
+  if (r.region >= info.regions.size()) return "region " + std::to_string(r.region) + " byte " + std::to_string(r.offset);
+  const auto& reg = info.regions[r.region];
+  std::string s = std::string(exec::name(reg.space)) + " " + (reg.name.empty() ? "?" : reg.name) + "[" +
+                  std::to_string(r.element) + "]";
+  std::uint64_t eb = reg.element_bytes == 0 ? 1 : reg.element_bytes;
+  if (r.offset % eb != 0) s += " (byte " + std::to_string(r.offset % eb) + " of it)";
+  return s;
+}
+
+inline std::string side(const race_access& a, const source_lookup& lookup) {
+  constexpr std::string_view verbs[] = {"read", "write", "atomic"};
+  std::string s = std::string(verbs[static_cast<std::size_t>(a.kind)]) + " by thread " + std::to_string(a.thread) +
+                  " at " + where(a.instruction, lookup) + ", segment " + std::to_string(a.segment);
+  if (a.after.generation == 0)
+    s += " (before any CTA barrier)";
+  else
+    s += " (after " + barrier_name(a.after.key) + " generation " + std::to_string(a.after.generation) + ")";
+  return s;
+}
+
+}  // namespace detail
+
+// One race as one line (no trailing newline).
+inline std::string format(const race& r, const exec::run_info& info, const source_lookup& lookup = {}) {
+  std::string s = std::string(name(r.kind)) + (r.benign ? " race (benign: same value)" : " race") + " on " +
+                  detail::address(r, info) + ": " + detail::side(r.first, lookup) + " vs " +
+                  detail::side(r.second, lookup);
+  return s;
+}
+
+inline std::string format(const barrier_diagnostic& d, const source_lookup& lookup = {}) {
+  std::string s = std::string(d.is_error() ? "error: " : "warning: ") + std::string(name(d.problem)) + " on " +
+                  detail::barrier_name(d.where.key) + " generation " + std::to_string(d.where.generation) + ": ";
+  switch (d.problem) {
+    case barrier_problem::unsafe_recycling:
+      s += "thread " + std::to_string(d.thread) + " registers at " + detail::where(d.instruction, lookup) +
+           " without knowing that generation " + std::to_string(d.where.generation - 1) +
+           " completed (it knows generation " + std::to_string(d.known_generation) + ")";
+      break;
+    case barrier_problem::count_mismatch:
+      s += "thread " + std::to_string(d.thread) + " at " + detail::where(d.instruction, lookup) + " expects " +
+           std::to_string(d.found) + " threads, the generation was configured for " + std::to_string(d.expected);
+      break;
+    case barrier_problem::all_arrive:
+      s += "completed by arrivals only (first: thread " + std::to_string(d.thread) + " at " +
+           detail::where(d.instruction, lookup) + "), so it orders nothing";
+      break;
+  }
+  if (d.count > 1) s += "; " + std::to_string(d.count) + " registrations";
+  return s;
+}
+
+// The whole report, one line per group and per diagnostic; "race-free" when there is nothing.
+inline std::string format(const report& r, const exec::run_info& info, const source_lookup& lookup) {
+  std::string s;
+  if (r.race_count == 0) {
+    s += "race-free\n";
+  } else {
+    s += std::to_string(r.race_count) + (r.race_count == 1 ? " race" : " races") + " in " +
+         std::to_string(r.races.size() + r.unlisted_groups) + " instruction pair" +
+         (r.races.size() + r.unlisted_groups == 1 ? "" : "s") + ":\n";
+    for (auto& g : r.races) {
+      s += "  " + format(g.example, info, lookup);
+      if (g.count > 1) s += " [" + std::to_string(g.count) + " pairs" + (g.all_benign ? ", all benign" : "") + "]";
+      s += "\n";
+    }
+    if (r.unlisted_races != 0)
+      s += "  ... and " + std::to_string(r.unlisted_races) + " more races in instruction pairs not listed\n";
+  }
+  for (auto& d : r.barriers) s += format(d, lookup) + "\n";
+  if (r.unlisted_barrier_errors + r.unlisted_barrier_warnings != 0)
+    s += "... and " + std::to_string(r.unlisted_barrier_errors) + " more barrier errors, " +
+         std::to_string(r.unlisted_barrier_warnings) + " more warnings\n";
+  return s;
+}
+
+inline std::string format(const report& r, const exec::run_info& info, std::span<const source_line> lines) {
+  return format(r, info, source_lookup([lines](std::uint32_t i) {
+                  return i < lines.size() ? lines[i] : source_line{};
+                }));
+}
+
+inline std::string format(const report& r, const exec::run_info& info) { return format(r, info, source_lookup{}); }
+
+}  // namespace gpueq::race
