@@ -1,0 +1,80 @@
+// The value-domain seam (DESIGN.md seam 1). The scheduler, memory, barriers and instruction
+// semantics are written once, against this concept; each model decides what a data value is:
+//   float32_domain  (exec/float32.hpp)  what the GPU computes, bit for bit where PTX defines it
+//   exact_domain    (exec/exact.hpp)    exact rationals
+//   symbolic_domain (exec/symbolic.hpp) term ids in a term::store: values over the reals
+// Law (VOLTA Lemma 5): evaluating a symbolic result at an input equals the concrete run on that
+// input; the tests check it, and counterexamples are replayed through it.
+//
+// A domain never sees addresses or control flow: those are concrete bits in every run. It sees
+// float and integer *data* only, through one arithmetic entry point with an operation code, so a
+// new instruction needs one new case per domain, not one new method in every domain.
+#pragma once
+
+#include <gpueq/exec/values.hpp>
+
+#include <concepts>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace gpueq::exec {
+
+// Arithmetic on domain values. For rkind::integer values only add, sub, mul, fma, neg, abs, min,
+// max are asked for.
+enum class aop : std::uint8_t {
+  add, sub, mul, fma, neg, abs, min, max, div, rcp, sqrt, rsqrt, exp, exp2, log, log2, tanh, sin, cos,
+};
+
+inline std::string_view name(aop o) {
+  constexpr std::string_view names[] = {"add", "sub", "mul", "fma", "neg", "abs", "min", "max", "div", "rcp",
+                                        "sqrt", "rsqrt", "exp", "exp2", "log", "log2", "tanh", "sin", "cos"};
+  return names[static_cast<std::size_t>(o)];
+}
+
+// How the float32 domain rounds an operation; symbolic and exact domains ignore it.
+struct float_mode {
+  rounding round = rounding::rn;
+  bool ftz = false;     // flush subnormal inputs and results to sign-preserving zero
+  bool sat = false;     // clamp the result to [0, 1]
+  bool approx = false;  // .approx: within the error PTX states
+};
+
+// An element of an input tensor (or a scalar: no shape, element 0).
+struct input_ref {
+  std::uint32_t tensor = 0;  // the launch's tensor index (stable per run)
+  std::string_view name;
+  std::uint64_t element = 0;  // flat row-major index
+  std::span<const std::uint64_t> shape;
+  rkind kind = rkind::f32;
+};
+
+// A value the domain cannot form: exp in the exact-rational domain, a NaN in the symbolic one.
+struct domain_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+template <class D>
+concept value_domain = requires(D d, const D cd, typename D::real a, typename D::real b, std::uint64_t bits,
+                                rkind k, float_mode m, aop o, cmp_op c, const input_ref& in,
+                                std::span<const typename D::real> args) {
+  typename D::real;
+  { D::symbolic } -> std::convertible_to<bool>;
+  { d.from_float(bits, k) } -> std::same_as<typename D::real>;       // float bits of format k
+  { d.from_int(std::int64_t{}) } -> std::same_as<typename D::real>;  // an integer
+  { d.float_bits(a, k) } -> std::same_as<std::optional<std::uint64_t>>;  // concrete bits, if known
+  { d.integer(a) } -> std::same_as<std::optional<std::int64_t>>;         // concrete integer, if known
+  { d.input(in) } -> std::same_as<typename D::real>;
+  { d.arith(o, args, k, m) } -> std::same_as<typename D::real>;
+  { d.compare(c, a, b, k) } -> std::same_as<std::optional<bool>>;
+  // Float format conversion (f32 -> f16, ...) and float <-> integer-datum conversion.
+  { d.convert(a, k, k, m) } -> std::same_as<typename D::real>;
+  { cd.same(a, b) } -> std::same_as<bool>;
+  { cd.identity(a) } -> std::same_as<std::uint64_t>;  // nonzero; equal values of one run, equal ids
+  { cd.show(a) } -> std::same_as<std::string>;
+};
+
+}  // namespace gpueq::exec

@@ -1,0 +1,109 @@
+// The exact domain: data values are rationals (GMP). Polynomial kernels (GEMM, reductions, sums)
+// run here without rounding, which is what the symbolic result must equal at a rational point;
+// exp, log, sqrt and the other transcendental functions have no rational values in general and
+// are a domain_error (unless the argument makes the result rational: sqrt of a perfect square).
+#pragma once
+
+#include <gpueq/exec/domain.hpp>
+#include <gpueq/exec/floats.hpp>
+#include <gpueq/support/rational.hpp>
+
+#include <cmath>
+#include <functional>
+#include <string>
+
+namespace gpueq::exec {
+
+class exact_domain {
+ public:
+  using real = support::rational;
+  static constexpr bool symbolic = false;
+
+  using input_source = std::function<support::rational(const input_ref&)>;
+  explicit exact_domain(input_source inputs) : inputs_(std::move(inputs)) {}
+
+  real from_float(std::uint64_t bits, rkind k) {
+    double v = floats::decode(bits, k);
+    if (!std::isfinite(v)) throw domain_error("the exact domain has no infinities or NaN");
+    return real(v);
+  }
+  real from_int(std::int64_t v) { return real(v); }
+  std::optional<std::uint64_t> float_bits(const real& a, rkind k) {
+    double d = a.convert_to<double>();
+    if (real(d) != a || floats::round_to(d, k) != d) return std::nullopt;
+    return floats::encode(d, k);
+  }
+  std::optional<std::int64_t> integer(const real& a) { return support::to_int64(a); }
+  real input(const input_ref& in) { return inputs_(in); }
+
+  real arith(aop o, std::span<const real> x, rkind, float_mode) {
+    switch (o) {
+      case aop::add: return x[0] + x[1];
+      case aop::sub: return x[0] - x[1];
+      case aop::mul: return x[0] * x[1];
+      case aop::fma: return x[0] * x[1] + x[2];
+      case aop::neg: return -x[0];
+      case aop::abs: return x[0] < 0 ? real(-x[0]) : x[0];
+      case aop::min: return x[0] < x[1] ? x[0] : x[1];
+      case aop::max: return x[0] < x[1] ? x[1] : x[0];
+      case aop::div:
+        if (x[1] == 0) throw domain_error("division by zero");
+        return x[0] / x[1];
+      case aop::rcp:
+        if (x[0] == 0) throw domain_error("division by zero");
+        return real(1) / x[0];
+      case aop::sqrt:
+        if (auto r = support::exact_sqrt(x[0])) return *r;
+        break;
+      case aop::rsqrt:
+        if (auto r = support::exact_sqrt(x[0]); r && *r != 0) return real(1) / *r;
+        break;
+      default: break;
+    }
+    throw domain_error(std::string("'") + std::string(name(o)) + "' has no rational value here");
+  }
+
+  std::optional<bool> compare(cmp_op c, const real& a, const real& b, rkind) {
+    switch (c) {
+      case cmp_op::eq: case cmp_op::equ: return a == b;
+      case cmp_op::ne: case cmp_op::neu: return a != b;
+      case cmp_op::lt: case cmp_op::ltu: case cmp_op::lo: return a < b;
+      case cmp_op::le: case cmp_op::leu: case cmp_op::ls: return a <= b;
+      case cmp_op::gt: case cmp_op::gtu: case cmp_op::hi: return a > b;
+      case cmp_op::ge: case cmp_op::geu: case cmp_op::hs: return a >= b;
+      case cmp_op::num: return true;
+      case cmp_op::nan: return false;
+    }
+    return std::nullopt;
+  }
+
+  real convert(const real& a, rkind, rkind to, float_mode m) {
+    if (to != rkind::integer) return a;
+    const support::integer& n = boost::multiprecision::numerator(a);
+    const support::integer& d = boost::multiprecision::denominator(a);
+    support::integer q = n / d;  // truncates toward zero
+    bool exact = q * d == n;
+    if (!exact) {
+      bool negative = n < 0;
+      if ((m.round == rounding::rmi || m.round == rounding::rm) && negative) q -= 1;
+      else if ((m.round == rounding::rpi || m.round == rounding::rp) && !negative) q += 1;
+      else if (m.round != rounding::rzi && m.round != rounding::rz) {  // nearest, ties to even
+        real frac = a - real(q);
+        if (frac < 0) frac = -frac;
+        if (frac > real(1, 2) || (frac == real(1, 2) && q % 2 != 0)) q += negative ? -1 : 1;
+      }
+    }
+    return real(q);
+  }
+
+  bool same(const real& a, const real& b) const { return a == b; }
+  std::uint64_t identity(const real& a) const { return support::hash_rational(a) | 1; }
+  std::string show(const real& a) const { return support::to_string(a); }
+
+ private:
+  input_source inputs_;
+};
+
+static_assert(value_domain<exact_domain>);
+
+}  // namespace gpueq::exec

@@ -1,0 +1,59 @@
+// How one kernel is launched for a run: grid and block shape, which CTA to run, dynamic shared
+// memory, and what each kernel parameter is bound to (a tensor with its element type, shape and
+// role, or a scalar that is a concrete number or a symbolic real). Plain data: check/ builds it
+// from a pair spec, tests and library users build it directly.
+#pragma once
+
+#include <gpueq/exec/values.hpp>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpueq::exec {
+
+using dim3 = std::array<std::uint32_t, 3>;
+
+struct tensor_binding {
+  std::string name;
+  rkind kind = rkind::f32;          // element format; rkind::integer for integer tensors
+  std::uint32_t element_bytes = 4;  // element size in memory (integer tensors: 1, 2, 4 or 8)
+  bool is_signed = true;            // integer tensors
+  std::vector<std::uint64_t> shape;
+  bool input = true;    // initial contents are inputs (input and inout tensors)
+  bool output = false;  // final contents are results (output and inout tensors)
+
+  std::uint64_t elements() const {
+    std::uint64_t n = 1;
+    for (auto d : shape) n *= d;
+    return n;
+  }
+  std::uint64_t bytes() const { return elements() * element_bytes; }
+};
+
+struct scalar_binding {
+  std::string name;
+  bool symbolic = false;  // a symbolic real (alpha, beta): a domain input with no indices
+  double value = 0;       // concrete: converted to the parameter's PTX type
+};
+
+// Parameter i of the kernel is tensors[index] or scalars[index].
+struct param_binding {
+  bool tensor = true;
+  std::uint32_t index = 0;
+};
+
+struct launch {
+  dim3 grid{1, 1, 1}, block{1, 1, 1};
+  dim3 cta{0, 0, 0};  // the CTA this run executes
+  std::uint64_t dynamic_shared_bytes = 0;
+  std::vector<tensor_binding> tensors;
+  std::vector<scalar_binding> scalars;
+  std::vector<param_binding> params;
+
+  std::uint32_t threads() const { return block[0] * block[1] * block[2]; }
+};
+
+}  // namespace gpueq::exec

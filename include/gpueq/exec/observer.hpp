@@ -1,0 +1,108 @@
+// The events the execution engine reports while it runs one CTA: every shared/global memory
+// access, every barrier registration and completed barrier instance (CTA barriers, named
+// barriers and warp-level synchronization alike), and thread exits. The race context
+// (gpueq/race/) is an observer; so are the tests' recorders. The engine is a template over its
+// observer, so a run without one (the null observer) pays nothing for the hooks.
+//
+// Barrier model (WEFT, digest §6.3): a barrier key names a barrier resource; each resource goes
+// through generations 1, 2, ...; a thread registers on the current generation either waiting
+// (bar.sync, and every warp collective) or not (bar.arrive); when the expected number of threads
+// has registered, the generation completes: every registrant's earlier accesses happen before
+// every *waiting* registrant's later ones. Arrivers learn nothing.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace gpueq::exec {
+
+enum class memory_space : std::uint8_t { global, shared, local, constant, param };
+
+inline std::string_view name(memory_space s) {
+  constexpr std::string_view names[] = {"global", "shared", "local", "const", "param"};
+  return names[static_cast<std::size_t>(s)];
+}
+
+enum class access_kind : std::uint8_t { read, write, atomic };
+
+// A memory region: a tensor bound to a kernel parameter (global), a shared array (static or the
+// dynamic one), a thread's local depot. Element size is for naming addresses as name[index].
+struct region_desc {
+  memory_space space = memory_space::global;
+  std::string name;
+  std::uint32_t element_bytes = 4;
+  std::uint64_t bytes = 0;
+};
+
+// What the observer is told before the first event.
+struct run_info {
+  std::uint32_t threads = 0;  // threads of the CTA, numbered by linear thread id
+  std::uint32_t warp_size = 32;
+  std::vector<region_desc> regions;
+};
+
+struct access {
+  std::uint32_t thread = 0;
+  std::uint32_t region = 0;  // index into run_info::regions
+  std::uint64_t offset = 0;  // byte offset in the region
+  std::uint32_t width = 0;   // bytes
+  access_kind kind = access_kind::read;
+  std::uint32_t instruction = 0;  // index into the kernel's ptx::function::instructions
+  // The identity of the value written (a term id, or the bits, plus one), 0 when unknown: two
+  // writes with equal nonzero identities store the same value (a benign WAW race).
+  std::uint64_t value = 0;
+};
+
+enum class barrier_kind : std::uint8_t {
+  cta,   // bar/barrier with id 0..15 (`__syncthreads` is id 0 over all threads)
+  warp,  // warp-level synchronization: bar.warp.sync and the implicit sync of shfl/vote/mma/...
+};
+
+struct barrier_key {
+  barrier_kind kind = barrier_kind::cta;
+  std::uint32_t id = 0;  // cta: barrier id; warp: warp index (thread / warp_size)
+  friend bool operator==(const barrier_key&, const barrier_key&) = default;
+};
+
+struct barrier_registration {
+  std::uint32_t thread = 0;
+  bool waits = true;  // false for bar.arrive
+  std::uint32_t instruction = 0;
+};
+
+// A completed generation of a barrier.
+struct barrier_instance {
+  barrier_key key;
+  std::uint32_t generation = 1;  // 1-based, per key
+  std::uint32_t expected = 0;    // threads it waited for
+  std::span<const barrier_registration> participants;  // in registration order
+};
+
+// The observer concept, spelled out by the null observer: every hook is optional in spirit but
+// present in the type, so the engine calls them unconditionally.
+struct null_observer {
+  void on_start(const run_info&) {}
+  void on_access(const access&) {}
+  // Thread registers on `generation` of `key`; `expected` is the count the instruction names
+  // (0 when it names none and the barrier waits for all live threads of the CTA/warp mask).
+  void on_barrier_register(const barrier_registration&, barrier_key, std::uint32_t /*generation*/,
+                           std::uint32_t /*expected*/) {}
+  void on_barrier_complete(const barrier_instance&) {}
+  void on_exit(std::uint32_t /*thread*/) {}
+};
+
+template <class O>
+concept observer = requires(O o, const run_info& ri, const access& a, const barrier_registration& r,
+                            const barrier_instance& bi) {
+  o.on_start(ri);
+  o.on_access(a);
+  o.on_barrier_register(r, barrier_key{}, std::uint32_t{}, std::uint32_t{});
+  o.on_barrier_complete(bi);
+  o.on_exit(std::uint32_t{});
+};
+
+static_assert(observer<null_observer>);
+
+}  // namespace gpueq::exec

@@ -1,0 +1,288 @@
+// A kernel decoded for execution: registers numbered densely, modifiers turned into flags and
+// enums, operands pre-resolved (register index, immediate bits, special register, symbol), so the
+// engine's inner loop never touches a string. Decoding is done once per kernel and shared by every
+// run (concrete, symbolic, every CTA). An instruction whose modifiers we do not understand is
+// decoded anyway and rejected when executed, with its line: nothing is silently skipped.
+#pragma once
+
+#include <gpueq/exec/values.hpp>
+#include <gpueq/ptx/ir.hpp>
+#include <gpueq/support/diagnostics.hpp>
+
+#include <boost/container/small_vector.hpp>
+#include <boost/unordered/unordered_flat_map.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpueq::exec {
+
+// Modifier flags (one bit each). Names are the PTX spellings without the dot.
+#define GPUEQ_EXEC_FLAGS(X)                                                                                   \
+  X(ftz) X(sat) X(approx) X(full) X(wide) X(hi) X(lo) X(uni) X(aligned) X(trans) X(x1) X(x2) X(x4) X(up)      \
+  X(down) X(bfly) X(idx) X(all) X(any) X(ballot) X(and_, "and") X(or_, "or") X(xor_, "xor") X(popc) X(add)    \
+  X(min) X(max) X(exch) X(cas) X(inc) X(dec) X(arrive) X(red) X(cc) X(clamp) X(wrap) X(l) X(r) X(row) X(col)  \
+  X(a) X(b) X(c) X(d) X(sync) X(m16n8k16) X(m16n8k8) X(m16n16k16) X(m8n8) X(shiftamt) X(nc) X(volatile_,      \
+  "volatile") X(ca) X(cg) X(to) X(m16n8k4) X(nan_, "NaN") X(relu) X(abs) X(wait_group) X(f4e)
+
+enum class flag : std::uint8_t {
+#define GPUEQ_FLAG_ENUM(e, ...) e,
+  GPUEQ_EXEC_FLAGS(GPUEQ_FLAG_ENUM)
+#undef GPUEQ_FLAG_ENUM
+};
+
+enum class special_reg : std::uint8_t {
+  tid_x, tid_y, tid_z, ntid_x, ntid_y, ntid_z, ctaid_x, ctaid_y, ctaid_z, nctaid_x, nctaid_y, nctaid_z,
+  laneid, warpid, nwarpid, lanemask_eq, lanemask_lt, lanemask_le, lanemask_gt, lanemask_ge, smid, nsmid,
+  gridid, clock, clock64, dynamic_smem_size, total_smem_size, globaltimer, envreg,
+};
+
+struct xoperand {
+  enum class kind : std::uint8_t { none, reg, imm, special, symbol, address, vector, sink };
+  kind k = kind::none;
+  bool negated = false;            // !%p
+  bool imm_float = false;          // 0f / 0d immediate: bits of a float of the instruction's type
+  bool base_symbol = false;        // address: [symbol+off] rather than [reg+off]
+  special_reg sp = special_reg::tid_x;
+  std::uint32_t reg = 0;           // reg, address base register
+  std::uint32_t sym = 0;           // interned symbol name (symbol, address with a symbol base)
+  std::uint64_t imm = 0;           // immediate bits; address / symbol offset
+  boost::container::small_vector<xoperand, 0> elems;  // vector {a, b, ...} and pair d|p
+};
+
+struct xinstr {
+  ptx::opcode op = ptx::opcode::ret;
+  std::uint64_t flags = 0;
+  boost::container::small_vector<vtype, 4> types;  // type modifiers in order
+  vtype type = vtype::none;                        // the last one (the operation type)
+  cmp_op cmp = cmp_op::eq;
+  bool has_cmp = false;
+  rounding round = rounding::none;
+  ptx::state_space space = ptx::state_space::generic;
+  bool has_space = false;
+  std::uint8_t vec = 1;
+  bool guarded = false, guard_negated = false;
+  std::uint32_t guard = 0;
+  std::uint32_t target = 0;  // bra
+  ptx::real_function lifted_fn = ptx::real_function::exp;
+  boost::container::small_vector<xoperand, 4> ops;
+  std::vector<std::uint32_t> unknown_mods;  // interned modifiers no flag stands for
+
+  bool has(flag f) const { return flags >> static_cast<unsigned>(f) & 1u; }
+};
+
+// A decoded kernel; refers to the module it came from (for names and lines).
+struct program {
+  const ptx::module* module = nullptr;
+  const ptx::function* function = nullptr;
+  std::vector<xinstr> code;
+  std::uint32_t registers = 0;
+  std::vector<std::uint32_t> register_names;  // interned name per register index
+  std::string_view str(std::uint32_t id) const { return module->str(id); }
+};
+
+namespace detail {
+
+struct modifier_meaning {
+  enum class what : std::uint8_t { flag, type, cmp, round, space, vec, ignore } w;
+  std::uint8_t value;
+};
+
+inline const boost::unordered_flat_map<std::string_view, modifier_meaning>& modifier_table() {
+  using w = modifier_meaning::what;
+  static const boost::unordered_flat_map<std::string_view, modifier_meaning> table = [] {
+    boost::unordered_flat_map<std::string_view, modifier_meaning> t;
+    std::uint8_t i = 0;
+#define GPUEQ_FLAG_NAME_1(e) t.emplace("." #e, modifier_meaning{w::flag, i++});
+#define GPUEQ_FLAG_NAME_2(e, s) t.emplace("." s, modifier_meaning{w::flag, i++});
+#define GPUEQ_FLAG_PICK(_1, _2, NAME, ...) NAME
+#define GPUEQ_FLAG_NAME(...) GPUEQ_FLAG_PICK(__VA_ARGS__, GPUEQ_FLAG_NAME_2, GPUEQ_FLAG_NAME_1)(__VA_ARGS__)
+    GPUEQ_EXEC_FLAGS(GPUEQ_FLAG_NAME)
+#undef GPUEQ_FLAG_NAME
+#undef GPUEQ_FLAG_PICK
+#undef GPUEQ_FLAG_NAME_2
+#undef GPUEQ_FLAG_NAME_1
+    constexpr std::string_view types[] = {".pred", ".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16",
+                                          ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".f16", ".f16x2",
+                                          ".bf16", ".bf16x2", ".f32", ".f64", ".tf32"};
+    for (auto s : types) t.emplace(s, modifier_meaning{w::type, static_cast<std::uint8_t>(*vtype_of(s))});
+    constexpr std::string_view cmps[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi",
+                                         ".hs", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+    for (auto s : cmps) t.emplace(s, modifier_meaning{w::cmp, static_cast<std::uint8_t>(*cmp_of(s))});
+    constexpr std::pair<std::string_view, rounding> rounds[] = {
+        {".rn", rounding::rn}, {".rz", rounding::rz}, {".rm", rounding::rm}, {".rp", rounding::rp},
+        {".rna", rounding::rna}, {".rni", rounding::rni}, {".rzi", rounding::rzi}, {".rmi", rounding::rmi},
+        {".rpi", rounding::rpi}};
+    for (auto [s, r] : rounds) t.emplace(s, modifier_meaning{w::round, static_cast<std::uint8_t>(r)});
+    constexpr std::pair<std::string_view, ptx::state_space> spaces[] = {
+        {".global", ptx::state_space::global}, {".shared", ptx::state_space::shared},
+        {".shared::cta", ptx::state_space::shared}, {".local", ptx::state_space::local},
+        {".const", ptx::state_space::constant}, {".param", ptx::state_space::param}};
+    for (auto [s, sp] : spaces) t.emplace(s, modifier_meaning{w::space, static_cast<std::uint8_t>(sp)});
+    t.emplace(".v2", modifier_meaning{w::vec, 2});
+    t.emplace(".v4", modifier_meaning{w::vec, 4});
+    t.emplace(".v8", modifier_meaning{w::vec, 8});
+    // Modifiers that do not change what one CTA computes under our model: memory-order and scope
+    // qualifiers (a race-free CTA is sequentially consistent at barriers), cache hints, the
+    // eviction-priority and L2 hints, and the matrix/fragment spellings decoded by shape flags.
+    for (std::string_view s : {".relaxed", ".acquire", ".release", ".acq_rel", ".sc", ".weak", ".cta", ".gpu", ".sys",
+                               ".cluster", ".cs", ".lu", ".cv", ".wb", ".wt", ".L1::evict_last", ".L1::evict_first",
+                               ".L1::no_allocate", ".L2::64B", ".L2::128B", ".L2::256B", ".L2::cache_hint",
+                               ".L1::evict_normal", ".L1::evict_unchanged", ".noinc"})
+      t.emplace(s, modifier_meaning{w::ignore, 0});
+    return t;
+  }();
+  return table;
+}
+
+inline special_reg special_of(std::string_view s, bool& ok) {
+  constexpr std::pair<std::string_view, special_reg> table[] = {
+      {"%tid.x", special_reg::tid_x}, {"%tid.y", special_reg::tid_y}, {"%tid.z", special_reg::tid_z},
+      {"%ntid.x", special_reg::ntid_x}, {"%ntid.y", special_reg::ntid_y}, {"%ntid.z", special_reg::ntid_z},
+      {"%ctaid.x", special_reg::ctaid_x}, {"%ctaid.y", special_reg::ctaid_y}, {"%ctaid.z", special_reg::ctaid_z},
+      {"%nctaid.x", special_reg::nctaid_x}, {"%nctaid.y", special_reg::nctaid_y}, {"%nctaid.z", special_reg::nctaid_z},
+      {"%laneid", special_reg::laneid}, {"%warpid", special_reg::warpid}, {"%nwarpid", special_reg::nwarpid},
+      {"%lanemask_eq", special_reg::lanemask_eq}, {"%lanemask_lt", special_reg::lanemask_lt},
+      {"%lanemask_le", special_reg::lanemask_le}, {"%lanemask_gt", special_reg::lanemask_gt},
+      {"%lanemask_ge", special_reg::lanemask_ge}, {"%smid", special_reg::smid}, {"%nsmid", special_reg::nsmid},
+      {"%gridid", special_reg::gridid}, {"%clock", special_reg::clock}, {"%clock64", special_reg::clock64},
+      {"%dynamic_smem_size", special_reg::dynamic_smem_size}, {"%total_smem_size", special_reg::total_smem_size},
+      {"%globaltimer", special_reg::globaltimer}};
+  for (auto [n, r] : table)
+    if (n == s) {
+      ok = true;
+      return r;
+    }
+  ok = false;
+  return special_reg::envreg;
+}
+
+class decoder {
+ public:
+  decoder(const ptx::module& m, const ptx::function& f) : m_(m), f_(f) {
+    p_.module = &m;
+    p_.function = &f;
+  }
+  program run() {
+    p_.code.reserve(f_.instructions.size());
+    for (const auto& i : f_.instructions) p_.code.push_back(decode(i));
+    p_.registers = static_cast<std::uint32_t>(p_.register_names.size());
+    return std::move(p_);
+  }
+
+ private:
+  std::uint32_t reg_index(std::uint32_t name) {
+    auto [it, inserted] = regs_.try_emplace(name, static_cast<std::uint32_t>(p_.register_names.size()));
+    if (inserted) p_.register_names.push_back(name);
+    return it->second;
+  }
+
+  xoperand operand(const ptx::operand& o, const ptx::instruction& at) {
+    xoperand x;
+    x.negated = o.negated;
+    switch (o.kind) {
+      case ptx::operand_kind::reg:
+        x.k = xoperand::kind::reg;
+        x.reg = reg_index(o.name);
+        break;
+      case ptx::operand_kind::special: {
+        bool ok = false;
+        x.sp = special_of(m_.str(o.name), ok);
+        if (!ok)
+          throw support::diagnostic_error({m_.file, {at.line, at.column},
+                                           "unsupported special register " + std::string(m_.str(o.name))});
+        x.k = xoperand::kind::special;
+        break;
+      }
+      case ptx::operand_kind::imm_int:
+        x.k = xoperand::kind::imm;
+        x.imm = static_cast<std::uint64_t>(o.value);
+        break;
+      case ptx::operand_kind::imm_f32:
+      case ptx::operand_kind::imm_f64:
+        x.k = xoperand::kind::imm;
+        x.imm_float = true;
+        x.imm = static_cast<std::uint64_t>(o.value);
+        // A 0d immediate on an f32 instruction (or 0f on f64) is converted by ptxas; keep the
+        // width so the engine can convert too.
+        x.base_symbol = o.kind == ptx::operand_kind::imm_f64;
+        break;
+      case ptx::operand_kind::symbol:
+        x.k = xoperand::kind::symbol;
+        x.sym = o.name;
+        x.imm = static_cast<std::uint64_t>(o.value);
+        break;
+      case ptx::operand_kind::address:
+        x.k = xoperand::kind::address;
+        x.imm = static_cast<std::uint64_t>(o.value);
+        if (o.base == ptx::address_base::reg) x.reg = reg_index(o.name);
+        else if (o.base == ptx::address_base::symbol) {
+          x.base_symbol = true;
+          x.sym = o.name;
+        } else {
+          x.base_symbol = true;  // [imm]: an absolute address, symbol 0
+          x.sym = 0;
+        }
+        break;
+      case ptx::operand_kind::vector:
+      case ptx::operand_kind::pair:
+      case ptx::operand_kind::list:
+        x.k = xoperand::kind::vector;
+        for (auto& e : o.elems) x.elems.push_back(operand(e, at));
+        break;
+      case ptx::operand_kind::sink: x.k = xoperand::kind::sink; break;
+    }
+    return x;
+  }
+
+  xinstr decode(const ptx::instruction& i) {
+    using w = modifier_meaning::what;
+    xinstr x;
+    x.op = i.op;
+    x.guarded = i.guarded;
+    x.guard_negated = i.guard_negated;
+    if (i.guarded) x.guard = reg_index(i.guard);
+    x.target = i.target;
+    x.lifted_fn = i.lifted_fn;
+    const auto& table = modifier_table();
+    for (auto id : i.mods) {
+      auto it = table.find(m_.str(id));
+      if (it == table.end()) {
+        x.unknown_mods.push_back(id);
+        continue;
+      }
+      auto [what, v] = it->second;
+      switch (what) {
+        case w::flag: x.flags |= std::uint64_t{1} << v; break;
+        case w::type: x.types.push_back(static_cast<vtype>(v)); break;
+        case w::cmp:
+          x.cmp = static_cast<cmp_op>(v);
+          x.has_cmp = true;
+          break;
+        case w::round: x.round = static_cast<rounding>(v); break;
+        case w::space:
+          x.space = static_cast<ptx::state_space>(v);
+          x.has_space = true;
+          break;
+        case w::vec: x.vec = v; break;
+        case w::ignore: break;
+      }
+    }
+    if (!x.types.empty()) x.type = x.types.back();
+    for (auto& o : i.operands) x.ops.push_back(operand(o, i));
+    return x;
+  }
+
+  const ptx::module& m_;
+  const ptx::function& f_;
+  program p_;
+  boost::unordered_flat_map<std::uint32_t, std::uint32_t> regs_;
+};
+
+}  // namespace detail
+
+// Decodes a kernel (throws support::diagnostic_error for an unknown special register).
+inline program decode(const ptx::module& m, const ptx::function& f) { return detail::decoder(m, f).run(); }
+
+}  // namespace gpueq::exec

@@ -1,0 +1,129 @@
+// The values the engine moves around: PTX scalar types, and the cell that one register or one
+// stored memory value holds. A cell is concrete bits (addresses, loop counters, predicates,
+// constants), or a value of the run's value domain (a float or an integer *datum*: a term in a
+// symbolic run, a double in the float32 run, a rational in the exact run), or two 16-bit domain
+// values packed in 32 bits (f16x2/bf16x2 registers, what ldmatrix and mma exchange), or a
+// comparison of two domain values that is not decided (a symbolic predicate; only `selp` may
+// consume it, as max/min). Keeping the tag explicit is what lets one engine be concrete where
+// PTX control flow needs it and symbolic where the data is.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace gpueq::exec {
+
+// PTX scalar types (the instruction's type modifier).
+enum class vtype : std::uint8_t {
+  none, pred, b8, b16, b32, b64, b128, u8, u16, u32, u64, s8, s16, s32, s64,
+  f16, f16x2, bf16, bf16x2, f32, f64, tf32,
+};
+
+inline std::optional<vtype> vtype_of(std::string_view s) {
+  struct entry { std::string_view name; vtype t; };
+  static constexpr entry table[] = {
+      {".pred", vtype::pred}, {".b8", vtype::b8}, {".b16", vtype::b16}, {".b32", vtype::b32},
+      {".b64", vtype::b64},   {".b128", vtype::b128}, {".u8", vtype::u8}, {".u16", vtype::u16},
+      {".u32", vtype::u32},   {".u64", vtype::u64}, {".s8", vtype::s8}, {".s16", vtype::s16},
+      {".s32", vtype::s32},   {".s64", vtype::s64}, {".f16", vtype::f16}, {".f16x2", vtype::f16x2},
+      {".bf16", vtype::bf16}, {".bf16x2", vtype::bf16x2}, {".f32", vtype::f32}, {".f64", vtype::f64},
+      {".tf32", vtype::tf32}};
+  for (auto& e : table)
+    if (e.name == s) return e.t;
+  return std::nullopt;
+}
+
+constexpr std::uint32_t bytes(vtype t) {
+  switch (t) {
+    case vtype::none: return 0;
+    case vtype::pred: return 1;
+    case vtype::b8: case vtype::u8: case vtype::s8: return 1;
+    case vtype::b16: case vtype::u16: case vtype::s16: case vtype::f16: case vtype::bf16: return 2;
+    case vtype::b32: case vtype::u32: case vtype::s32: case vtype::f32: case vtype::f16x2: case vtype::bf16x2:
+    case vtype::tf32: return 4;
+    case vtype::b64: case vtype::u64: case vtype::s64: case vtype::f64: return 8;
+    case vtype::b128: return 16;
+  }
+  return 0;
+}
+constexpr bool is_float(vtype t) {
+  return t == vtype::f16 || t == vtype::bf16 || t == vtype::f32 || t == vtype::f64 || t == vtype::f16x2 ||
+         t == vtype::bf16x2 || t == vtype::tf32;
+}
+constexpr bool is_signed(vtype t) { return t == vtype::s8 || t == vtype::s16 || t == vtype::s32 || t == vtype::s64; }
+constexpr bool is_packed(vtype t) { return t == vtype::f16x2 || t == vtype::bf16x2; }
+
+// What a domain value stands for: a float of a format, or an exact integer datum (integer tensor
+// data such as counts and indices stored as data; PTX integer arithmetic on such data is taken
+// as exact, i.e. we assume it does not overflow, and say so in the README).
+enum class rkind : std::uint8_t { f16, bf16, f32, f64, integer };
+
+constexpr std::uint32_t bytes(rkind k) {
+  switch (k) {
+    case rkind::f16: case rkind::bf16: return 2;
+    case rkind::f32: return 4;
+    case rkind::f64: return 8;
+    case rkind::integer: return 8;
+  }
+  return 0;
+}
+constexpr std::optional<rkind> rkind_of(vtype t) {
+  switch (t) {
+    case vtype::f16: case vtype::f16x2: return rkind::f16;
+    case vtype::bf16: case vtype::bf16x2: return rkind::bf16;
+    case vtype::f32: case vtype::tf32: return rkind::f32;
+    case vtype::f64: return rkind::f64;
+    default: return std::nullopt;
+  }
+}
+
+// Comparison operators of setp/set/slct (ordered, unordered, num/nan, and the integer ones).
+enum class cmp_op : std::uint8_t { eq, ne, lt, le, gt, ge, lo, ls, hi, hs, equ, neu, ltu, leu, gtu, geu, num, nan };
+
+inline std::optional<cmp_op> cmp_of(std::string_view s) {
+  constexpr std::string_view names[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi",
+                                        ".hs", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+  for (std::size_t i = 0; i < std::size(names); ++i)
+    if (names[i] == s) return static_cast<cmp_op>(i);
+  return std::nullopt;
+}
+
+// Rounding modes of float arithmetic and conversions (the integer-rounding ones of cvt too).
+enum class rounding : std::uint8_t { none, rn, rz, rm, rp, rna, rni, rzi, rmi, rpi };
+
+template <class R>
+struct cell {
+  enum class tag : std::uint8_t { empty, bits, real, packed, predicate };
+  tag t = tag::empty;
+  rkind k = rkind::f32;      // real/packed: the kind of r (and r2); predicate: kind of the operands
+  cmp_op cmp = cmp_op::eq;   // predicate: the undecided comparison r cmp r2
+  std::uint64_t bits = 0;    // bits: the value (predicates are 0/1); predicate: 1 when negated
+  R r{}, r2{};               // packed: r is the low half, r2 the high half
+
+  static cell of_bits(std::uint64_t b) {
+    cell c;
+    c.t = tag::bits;
+    c.bits = b;
+    return c;
+  }
+  static cell of_real(R v, rkind kind) {
+    cell c;
+    c.t = tag::real;
+    c.k = kind;
+    c.r = std::move(v);
+    return c;
+  }
+  static cell of_packed(R lo, R hi, rkind kind) {
+    cell c;
+    c.t = tag::packed;
+    c.k = kind;
+    c.r = std::move(lo);
+    c.r2 = std::move(hi);
+    return c;
+  }
+  bool is_bits() const { return t == tag::bits; }
+  bool is_real() const { return t == tag::real; }
+};
+
+}  // namespace gpueq::exec
