@@ -20,6 +20,7 @@
 
 #include <gpueq/exec/domain.hpp>
 #include <gpueq/exec/errors.hpp>
+#include <gpueq/exec/floats.hpp>
 #include <gpueq/exec/fragments.hpp>
 #include <gpueq/exec/launch.hpp>
 #include <gpueq/exec/memory.hpp>
@@ -227,7 +228,8 @@ class engine {
     std::sort(global_order_.begin(), global_order_.end(), by_base);
     params_.clear();
     for (std::uint32_t i = 0; i < l_.params.size(); ++i) params_.push_back(param_value(i));
-    locals_.assign(local_top_ ? n_ : 0, nullptr);
+    locals_.clear();
+    locals_.resize(local_top_ ? n_ : 0);
     o_.on_start(info);
   }
 
@@ -976,8 +978,9 @@ class engine {
         hi = (p >> (8 * bytes(ty))) & m;
         if (x.has(flag::wide)) lo = p;
       } else {
-        unsigned __int128 p = s ? static_cast<unsigned __int128>(static_cast<__int128>(sa) * sb)
-                                : static_cast<unsigned __int128>(ua) * ub;
+        __extension__ using u128 = unsigned __int128;
+        __extension__ using i128 = __int128;
+        u128 p = s ? static_cast<u128>(static_cast<i128>(sa) * sb) : static_cast<u128>(ua) * ub;
         lo = static_cast<std::uint64_t>(p);
         hi = static_cast<std::uint64_t>(p >> 64);
       }

@@ -106,7 +106,7 @@ class float32_domain {
 
  private:
   template <class F>
-  static auto with_rounding(rounding r, F f) {
+  static auto with_rounding(rounding r, F f) -> decltype(f()) {
     int mode = FE_TONEAREST;
     if (r == rounding::rz) mode = FE_TOWARDZERO;
     else if (r == rounding::rm) mode = FE_DOWNWARD;

@@ -48,7 +48,7 @@ struct xoperand {
   std::uint32_t reg = 0;           // reg, address base register
   std::uint32_t sym = 0;           // interned symbol name (symbol, address with a symbol base)
   std::uint64_t imm = 0;           // immediate bits; address / symbol offset
-  boost::container::small_vector<xoperand, 0> elems;  // vector {a, b, ...} and pair d|p
+  std::vector<xoperand> elems;  // vector {a, b, ...} and pair d|p
 };
 
 struct xinstr {

@@ -1,0 +1,120 @@
+// `gpueq check`: prove two kernels equivalent, or show where they differ.
+//   gpueq check pair.json                 the verdict, what was checked, the first differences
+//   gpueq check a.pair.json b.pair.json   several pairs, one verdict line each
+//   gpueq check --expect corpus/*.pair.json
+//                                         compare each verdict with the spec's "expect" and end with
+//                                         "N passed, N failed" (the corpus test runs this)
+// Exit: 0 equivalent, 1 not equivalent, 2 race/deadlock/out-of-bounds, 3 unknown, 4 bad input; with
+// --expect: 0 when every pair meets its expectation, 1 otherwise.
+#include "commands.hpp"
+
+#include <gpueq/check/driver.hpp>
+#include <gpueq/check/spec_json.hpp>
+
+#include <chrono>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace gpueq;
+
+struct options {
+  std::vector<std::string> files;
+  bool expect = false, all = false, no_race = false, warp_synchronous = false, quiet = false;
+};
+
+int exit_for(check::verdict v) {
+  switch (v) {
+    case check::verdict::equivalent: return cli::exit_ok;
+    case check::verdict::different: return cli::exit_different;
+    case check::verdict::race: case check::verdict::deadlock: case check::verdict::out_of_bounds: return cli::exit_race;
+    case check::verdict::unknown: return cli::exit_unknown;
+  }
+  return cli::exit_unknown;
+}
+
+std::string seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f s", s);
+  return buf;
+}
+
+// Checks one pair; prints the report. Returns the verdict, or nullopt on bad input.
+std::optional<check::verdict> check_one(const std::string& file, const options& o, check::pair_spec& spec) {
+  try {
+    spec = check::load_spec(file);
+    check::resolved_pair pair = check::resolve(spec);
+    check::check_options co;
+    co.check_races = !o.no_race;
+    co.race.warp_synchronous = o.warp_synchronous;
+    co.compare.stop_at_first_difference = !o.all;
+    check::check_result r = check::check_pair(spec, pair, co);
+    if (!o.quiet || o.expect) {
+      std::cout << file << ": " << check::name(r.v) << "\n";
+      if (!o.quiet) {
+        std::cout << "  " << r.summary << "\n";
+        for (auto& e : r.examples) std::cout << "  " << e << "\n";
+        std::cout << "  (run " << seconds(r.run_seconds) << ", decide " << seconds(r.decide_seconds) << ", "
+                  << r.reference.steps + r.candidate.steps << " thread-instructions, " << r.terms << " terms)\n";
+      }
+    }
+    return r.v;
+  } catch (const support::diagnostic_error& e) {
+    std::cerr << e.what() << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << file << ": " << e.what() << "\n";
+  }
+  return std::nullopt;
+}
+
+int run(const options& o) {
+  int last = cli::exit_ok;
+  std::size_t passed = 0, failed = 0;
+  for (const auto& f : o.files) {
+    check::pair_spec spec;
+    auto v = check_one(f, o, spec);
+    if (!v) {
+      ++failed;
+      last = cli::exit_bad_input;
+      continue;
+    }
+    last = exit_for(*v);
+    if (o.expect) {
+      if (!spec.expect) {
+        std::cout << "  FAIL: the spec has no \"expect\"\n";
+        ++failed;
+      } else if (check::meets(*v, *spec.expect)) {
+        ++passed;
+      } else {
+        std::cout << "  FAIL: expected " << check::expectation_names[static_cast<std::size_t>(*spec.expect)] << "\n";
+        ++failed;
+      }
+    }
+  }
+  if (o.expect) {
+    std::cout << passed << " passed, " << failed << " failed\n";
+    return failed ? cli::exit_different : cli::exit_ok;
+  }
+  return last;
+}
+
+cli::registrar reg("check", [](CLI::App& app) -> cli::runner {
+  auto o = std::make_shared<options>();
+  auto* c = app.add_subcommand("check", "Prove two kernels equivalent over the reals, or show where they differ");
+  c->add_option("pairs", o->files, "Pair specs (JSON; see examples/kernels/README.md)")->required();
+  c->add_flag("--expect", o->expect, "Compare each verdict with the spec's \"expect\"; end with 'N passed, N failed'");
+  c->add_flag("--all", o->all, "Decide every output element (default: stop at the first difference)");
+  c->add_flag("--no-race", o->no_race, "Skip the race analysis (the verdict then holds for the schedule run only)");
+  c->add_flag("--warp-synchronous", o->warp_synchronous,
+              "Legacy pre-Volta mode: threads of one warp never race with each other");
+  c->add_flag("-q,--quiet", o->quiet, "Print only the verdict line");
+  c->footer(
+      "Exit status: 0 equivalent, 1 not equivalent, 2 race/deadlock/out-of-bounds, 3 unknown, 4 bad input.\n"
+      "With --expect: 0 when every pair meets its expectation, 1 otherwise.");
+  return [c, o]() -> int { return c->parsed() ? run(*o) : cli::exit_ok; };
+});
+
+}  // namespace

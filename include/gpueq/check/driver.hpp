@@ -1,0 +1,211 @@
+// Checking a pair end to end: parse both kernels, lift nvcc's math idioms, run every CTA of both
+// symbolically in one term store with the race context observing, and then decide one obligation
+// per output element. What `gpueq check` prints and what the corpus test asserts come from here,
+// so the tool and the tests take the same path.
+//
+// Order of verdicts: a run error (deadlock, out-of-bounds, uninitialized read, not a structured
+// CTA, unsupported instruction) or a race/barrier problem in either kernel is reported *instead*
+// of an equivalence verdict: outputs of a racy kernel depend on the schedule, so comparing the
+// one schedule we ran would prove nothing (VOLTA §4).
+#pragma once
+
+#include <gpueq/check/compare.hpp>
+#include <gpueq/check/run.hpp>
+#include <gpueq/check/spec.hpp>
+#include <gpueq/exec.hpp>
+#include <gpueq/race.hpp>
+#include <gpueq/term/print.hpp>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpueq::check {
+
+enum class verdict { equivalent, different, race, deadlock, out_of_bounds, unknown };
+
+inline std::string_view name(verdict v) {
+  constexpr std::string_view names[] = {"equivalent", "not-equivalent", "race", "deadlock", "out-of-bounds", "unknown"};
+  return names[static_cast<std::size_t>(v)];
+}
+
+// Does a verdict meet a spec's "expect"?
+inline bool meets(verdict v, expectation e) {
+  switch (e) {
+    case expectation::equivalent: return v == verdict::equivalent;
+    case expectation::different: return v == verdict::different;
+    case expectation::race: return v == verdict::race;
+    case expectation::deadlock: return v == verdict::deadlock;
+    case expectation::out_of_bounds: return v == verdict::out_of_bounds;
+  }
+  return false;
+}
+
+struct check_options {
+  compare_options compare;
+  race::options race;
+  bool check_races = true;
+};
+
+struct side_report {
+  std::string name;  // "reference" / "candidate"
+  std::optional<exec::run_error> error;
+  std::optional<exec::dim3> failed_cta;
+  std::string race_text;  // formatted race/barrier report when not clean
+  bool race_free = true, well_synchronized = true;
+  std::uint64_t steps = 0;
+  std::uint32_t ctas = 0;
+  std::vector<std::string> conflicts;
+};
+
+struct check_result {
+  verdict v = verdict::unknown;
+  std::string summary;  // one paragraph for people
+  side_report reference, candidate;
+  std::optional<comparison> compared;
+  std::vector<std::string> examples;  // differing elements: both expressions, truncated
+  double run_seconds = 0, decide_seconds = 0;
+  std::size_t terms = 0;
+};
+
+namespace detail {
+
+// The race context plus what is needed to print its report.
+struct observed_cta {
+  race::context ctx;
+  exec::run_info info;
+  explicit observed_cta(race::options o) : ctx(o) {}
+};
+
+struct recording_observer {
+  observed_cta* cta = nullptr;
+  void on_start(const exec::run_info& i) {
+    cta->info = i;
+    cta->ctx.on_start(i);
+  }
+  void on_access(const exec::access& a) { cta->ctx.on_access(a); }
+  void on_barrier_register(const exec::barrier_registration& r, exec::barrier_key k, std::uint32_t g, std::uint32_t e) {
+    cta->ctx.on_barrier_register(r, k, g, e);
+  }
+  void on_barrier_complete(const exec::barrier_instance& b) { cta->ctx.on_barrier_complete(b); }
+  void on_exit(std::uint32_t t) { cta->ctx.on_exit(t); }
+};
+
+inline verdict verdict_of(const exec::run_error& e) {
+  switch (e.kind) {
+    case exec::error_kind::deadlock: case exec::error_kind::barrier: return verdict::deadlock;
+    case exec::error_kind::out_of_bounds: case exec::error_kind::misaligned: case exec::error_kind::uninitialized:
+      return verdict::out_of_bounds;
+    default: return verdict::unknown;
+  }
+}
+
+inline std::string truncate(std::string s, std::size_t n = 400) {
+  if (s.size() > n) s = s.substr(0, n) + " …";
+  return s;
+}
+
+}  // namespace detail
+
+inline side_report run_side(term::store& s, const ptx::module& lifted, std::size_t entry, const pair_spec& spec,
+                            const kernel_spec& k, const char* side, kernel_run& out, const check_options& options) {
+  side_report r;
+  r.name = side;
+  exec::program p = exec::decode(lifted, lifted.functions[entry]);
+  std::vector<race::source_line> lines = race::source_lines(lifted, lifted.functions[entry]);
+  if (options.check_races) {
+    detail::observed_cta cta(options.race);
+    detail::recording_observer obs{&cta};
+    out = run_symbolic<detail::recording_observer>(
+        s, p, spec, k, [&](const exec::dim3&) -> detail::recording_observer& { return obs; },
+        [&](const exec::run_error&, const exec::dim3& c, detail::recording_observer&) {
+          const race::report& rep = cta.ctx.result();
+          if (!rep.clean() && r.race_text.empty()) {
+            r.race_free = rep.race_free();
+            r.well_synchronized = rep.well_synchronized();
+            r.race_text = "CTA " + cta_name(c) + ":\n" + race::format(rep, cta.info, lines);
+          }
+        });
+  } else {
+    out = run_symbolic(s, p, spec, k);
+  }
+  r.error = out.error;
+  r.failed_cta = out.failed_cta;
+  r.steps = out.steps;
+  r.ctas = out.ctas;
+  r.conflicts = out.conflicts;
+  return r;
+}
+
+// Checks a resolved pair (see check::resolve). The modules are lifted here (copies).
+inline check_result check_pair(const pair_spec& spec, const resolved_pair& pair, const check_options& options = {}) {
+  check_result res;
+  auto t0 = std::chrono::steady_clock::now();
+  ptx::module ref = pair.reference, cand = pair.candidate;
+  ptx::lift(ref);
+  ptx::lift(cand);
+  term::store s;
+  kernel_run rr, cr;
+  res.reference = run_side(s, ref, pair.reference_entry, spec, spec.reference, "reference", rr, options);
+  res.candidate = run_side(s, cand, pair.candidate_entry, spec, spec.candidate, "candidate", cr, options);
+  res.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  res.terms = s.size();
+
+  // Run errors first, then races, then the comparison.
+  for (side_report* side : {&res.reference, &res.candidate})
+    if (side->error) {
+      res.v = detail::verdict_of(*side->error);
+      res.summary = side->name + " kernel, CTA " + cta_name(*side->failed_cta) + ": " + side->error->message;
+      return res;
+    }
+  for (side_report* side : {&res.reference, &res.candidate})
+    if (!side->race_text.empty()) {
+      res.v = side->race_free ? verdict::deadlock : verdict::race;
+      res.summary = side->name + " kernel is " + (side->race_free ? "not well-synchronized" : "racy") + ":\n" + side->race_text;
+      return res;
+    }
+  for (side_report* side : {&res.reference, &res.candidate})
+    if (!side->conflicts.empty()) {
+      res.v = verdict::race;
+      res.summary = side->name + " kernel: two CTAs write one output element (an inter-CTA race): " + side->conflicts.front();
+      return res;
+    }
+
+  auto t1 = std::chrono::steady_clock::now();
+  comparison c = compare(s, rr.values, cr.values, options.compare);
+  res.decide_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  std::string what = std::to_string(c.elements) + " output elements (reference: " + std::to_string(res.reference.ctas) +
+                     " CTA(s) of block " + cta_name(spec.reference.block) + "; candidate: " +
+                     std::to_string(res.candidate.ctas) + " CTA(s) of block " + cta_name(spec.candidate.block) + ")";
+  if (c.different) {
+    res.v = verdict::different;
+    res.summary = std::to_string(c.different) + " of " + what + " differ";
+  } else if (c.written_by_one) {
+    res.v = verdict::different;
+    res.summary = std::to_string(c.written_by_one) + " of " + what + " are written by one kernel only";
+  } else if (c.unknown) {
+    res.v = verdict::unknown;
+    res.summary = std::to_string(c.unknown) + " of " + what + " could not be decided";
+  } else {
+    res.v = verdict::equivalent;
+    res.summary = "all " + std::to_string(c.equal) + " written elements of " + what + " are equal over the reals" +
+                  (c.unwritten ? " (" + std::to_string(c.unwritten) + " elements written by neither)" : std::string());
+  }
+  for (auto& p : c.problems) {
+    if (res.examples.size() >= 3) break;
+    std::string e = p.tensor + "[" + std::to_string(p.index) + "]";
+    auto rv = rr.values.at(p.tensor)[p.index], cv = cr.values.at(p.tensor)[p.index];
+    if (p.status == element_status::written_by_one) e += ": " + p.reason;
+    else {
+      e += ":\n    reference = " + (rv ? detail::truncate(term::to_string(s, *rv)) : std::string("(unwritten)"));
+      e += "\n    candidate = " + (cv ? detail::truncate(term::to_string(s, *cv)) : std::string("(unwritten)"));
+      if (p.status == element_status::unknown) e += "\n    unknown: " + p.reason;
+    }
+    res.examples.push_back(std::move(e));
+  }
+  res.compared = std::move(c);
+  return res;
+}
+
+}  // namespace gpueq::check
