@@ -1,6 +1,7 @@
 // Parallel sum reduction, version 7: each thread first adds many values in a grid-stride loop
 // (two per iteration), then version 6's unrolled tree with its warp-synchronous tail (racy).
-// Instantiated for 32 threads: with 128 values each thread adds four before the warp tail.
+// Instantiated for 64 threads (the tail reads s[t + 32], so the block needs at least 64): with
+// 128 values each thread adds two before the tree.
 template <unsigned BLOCK>
 __device__ void warp_reduce_volatile(volatile float* s, unsigned t)
 {
@@ -34,5 +35,5 @@ __device__ void reduce7_body(const float* __restrict__ x, float* __restrict__ ou
 
 extern "C" __global__ void reduce7(const float* __restrict__ x, float* __restrict__ out, int n)
 {
-    reduce7_body<32>(x, out, n);
+    reduce7_body<64>(x, out, n);
 }

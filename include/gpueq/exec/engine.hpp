@@ -269,7 +269,11 @@ class engine {
 
   value param_value(std::uint32_t i) {
     const param_binding& b = l_.params[i];
-    if (b.tensor) return value::of_bits(regions_[b.index].base);
+    if (b.tensor) {
+      value v = value::of_bits(regions_[b.index].base);
+      v.provenance = b.index + 1;
+      return v;
+    }
     const scalar_binding& s = l_.scalars[b.index];
     vtype t = type_of(p_.function->params[i].type);
     if (s.symbolic) {
@@ -451,6 +455,11 @@ class engine {
     return 0;
   }
 
+  std::uint32_t symbol_provenance(std::uint32_t sym) const {
+    auto it = symbols_.find(sym);
+    return it != symbols_.end() && it->second.k == symbol::kind::region ? it->second.index + 1 : 0;
+  }
+
   value read(std::uint32_t t, const xoperand& o) {
     switch (o.k) {
       case xoperand::kind::reg: {
@@ -468,7 +477,11 @@ class engine {
       }
       case xoperand::kind::imm: return value::of_bits(o.imm);
       case xoperand::kind::special: return value::of_bits(special(t, o.sp));
-      case xoperand::kind::symbol: return value::of_bits(symbol_address(t, o.sym, o.imm));
+      case xoperand::kind::symbol: {
+        value v = value::of_bits(symbol_address(t, o.sym, o.imm));
+        v.provenance = symbol_provenance(o.sym);
+        return v;
+      }
       default: fail_at(error_kind::unsupported, t, "operand form");
     }
   }
@@ -695,13 +708,16 @@ class engine {
   }
 
   void cvta(std::uint32_t t, const xinstr& x) {
-    std::uint64_t a = to_bits(read(t, x.ops[1]), t);
+    value in = read(t, x.ops[1]);
+    std::uint64_t a = to_bits(in, t);
     std::uint64_t window = 0;
     if (x.space == ptx::state_space::shared) window = address::shared_window;
     else if (x.space == ptx::state_space::local) window = address::local_window;
     if (x.has(flag::to)) a -= window;
     else a += window;
-    write(t, x.ops[0], value::of_bits(a & mask_of(x.type)));
+    value out = value::of_bits(a & mask_of(x.type));
+    out.provenance = in.provenance;
+    write(t, x.ops[0], out);
   }
 
   void cvt(std::uint32_t t, const xinstr& x) {
@@ -748,7 +764,9 @@ class engine {
     if (x.has(flag::sat)) v = clamp(v, to);
     std::uint64_t out = static_cast<std::uint64_t>(v) & mask_of(to);
     if (is_signed(to)) out = static_cast<std::uint64_t>(sext(out, to));
-    write(t, x.ops[0], value::of_bits(out));
+    value c = value::of_bits(out);
+    c.provenance = a.t == value::tag::bits ? a.provenance : 0;
+    write(t, x.ops[0], c);
   }
   // A float too large for an integer converts to the integer type's extreme (clamp saturates).
   std::optional<std::int64_t> saturate_infinite(const real& r, rkind k) {
@@ -915,10 +933,16 @@ class engine {
       case ptx::real_function::tanh: o = aop::tanh; break;
     }
     rkind k = rkind_of(x.type).value_or(rkind::f32);
-    std::size_t n = x.ops.size() - 1;
+    bool adds = x.has(flag::add);  // fn(inputs...) + the last operand (an idiom fused with an add)
+    std::size_t n = x.ops.size() - 1 - (adds ? 1 : 0);
+    if (n < 1 || n > 2) fail_at(error_kind::unsupported, t, "a lifted function with this many operands");
     real args[2];
-    for (std::size_t i = 0; i < n && i < 2; ++i) args[i] = to_real(read(t, x.ops[i + 1]), k, t);
-    real r = guarded([&] { return d_.arith(o, std::span<const real>(args, std::min<std::size_t>(n, 2)), k, float_mode{}); }, t);
+    for (std::size_t i = 0; i < n; ++i) args[i] = to_real(read(t, x.ops[i + 1]), k, t);
+    real r = guarded([&] { return d_.arith(o, std::span<const real>(args, n), k, float_mode{}); }, t);
+    if (adds) {
+      real sum[2] = {r, to_real(read(t, x.ops.back()), k, t)};
+      r = guarded([&] { return d_.arith(aop::add, sum, k, float_mode{}); }, t);
+    }
     write(t, x.ops[0], value::of_real(std::move(r), k));
   }
 
@@ -1104,7 +1128,16 @@ class engine {
     if (ty == vtype::pred) return write(t, x.ops[0], value::of_bits(r & 1));
     r &= mask_of(out);
     if (is_signed(out)) r = static_cast<std::uint64_t>(sext(r, out));
-    write(t, x.ops[0], value::of_bits(r));
+    value result = value::of_bits(r);
+    // Address arithmetic keeps the array the address came from: base + offset, base - offset,
+    // and mad's addend (mad.wide idx, 4, base).
+    std::uint32_t pa = in[0].t == value::tag::bits ? in[0].provenance : 0;
+    std::uint32_t pb = n > 1 && in[1].t == value::tag::bits ? in[1].provenance : 0;
+    std::uint32_t pc = n > 2 && in[2].t == value::tag::bits ? in[2].provenance : 0;
+    if (x.op == op::add) result.provenance = pa && pb ? 0 : pa + pb;
+    else if (x.op == op::sub) result.provenance = pb ? 0 : pa;
+    else if (x.op == op::mad && !x.has(flag::hi)) result.provenance = pc;
+    write(t, x.ops[0], result);
   }
 
   // ---- memory ------------------------------------------------------------------------------
@@ -1114,17 +1147,25 @@ class engine {
     std::uint64_t offset;
   };
 
-  std::uint64_t effective_address(std::uint32_t t, const xoperand& a) {
+  // An address operand's value and the array it was derived from (plus one; 0: unknown).
+  struct address_value {
+    std::uint64_t at = 0;
+    std::uint32_t provenance = 0;
+  };
+  address_value effective_address(std::uint32_t t, const xoperand& a) {
     if (a.k != xoperand::kind::address) fail_at(error_kind::unsupported, t, "memory operand is not an address");
     if (a.base_symbol) {
       auto it = symbols_.find(a.sym);
-      if (it != symbols_.end() && it->second.k == symbol::kind::param) return a.imm;  // offset in the parameter
-      return a.sym ? symbol_address(t, a.sym, a.imm) : a.imm;
+      if (it != symbols_.end() && it->second.k == symbol::kind::param) return {a.imm, 0};  // offset in the parameter
+      if (!a.sym) return {a.imm, 0};
+      return {symbol_address(t, a.sym, a.imm), symbol_provenance(a.sym)};
     }
-    return to_bits(reg(t, a.reg), t) + a.imm;
+    const value& base = reg(t, a.reg);
+    return {to_bits(base, t) + a.imm, base.t == value::tag::bits ? base.provenance : 0};
   }
 
-  place locate(std::uint32_t t, ptx::state_space space, std::uint64_t addr, std::uint32_t width) {
+  place locate(std::uint32_t t, ptx::state_space space, address_value where_to, std::uint32_t width) {
+    std::uint64_t addr = where_to.at;
     if (space == ptx::state_space::generic) {
       if (addr >= address::local_window && addr < address::local_window + address::window_size) {
         space = ptx::state_space::local;
@@ -1153,18 +1194,30 @@ class engine {
     // The region whose base is the largest not above addr.
     auto it = std::upper_bound(order.begin(), order.end(), addr,
                                [&](std::uint64_t a, std::uint32_t i) { return a < regions_[i].base; });
+    std::uint32_t from = where_to.provenance;
+    auto past_end = [&](const region<real>& r, std::int64_t off, const std::string& lands) {
+      std::uint32_t unit = r.element_bytes > 1 ? r.element_bytes : std::max<std::uint32_t>(width, 1);
+      fail_at(error_kind::out_of_bounds, t,
+              std::string(space == ptx::state_space::shared ? "shared" : "global") + " access to " + r.name + "[" +
+                  std::to_string(off / static_cast<std::int64_t>(unit)) + "] (byte " + std::to_string(off) + ", " +
+                  std::to_string(width) + " bytes) outside the array (" + std::to_string(r.bytes / unit) +
+                  " elements of " + std::to_string(unit) + " bytes)" + lands);
+    };
     if (it != order.begin()) {
       std::uint32_t i = *(it - 1);
       region<real>& r = regions_[i];
-      if (addr - r.base + width <= r.bytes) return place{&r, i, addr - r.base};
-      std::uint64_t off = addr - r.base;
-      if (off < r.bytes + 4096)
-        fail_at(error_kind::out_of_bounds, t,
-                std::string(space == ptx::state_space::shared ? "shared" : "global") + " access to " + r.name + "[" +
-                    std::to_string(off / r.element_bytes) + "] (byte " + std::to_string(off) + ", " +
-                    std::to_string(width) + " bytes) past its end (" + std::to_string(r.bytes / r.element_bytes) +
-                    " elements)");
+      if (addr - r.base + width <= r.bytes) {
+        // In bounds of r; but an address computed from another array is still out of that one's
+        // bounds, even where the GPU tolerates it because the arrays are adjacent.
+        if (from && from - 1 != i && from - 1 < regions_.size() && regions_[from - 1].space == r.space)
+          past_end(regions_[from - 1], static_cast<std::int64_t>(addr - regions_[from - 1].base),
+                   "; the address lies in " + r.name);
+        return place{&r, i, addr - r.base};
+      }
+      if (addr - r.base < r.bytes + 4096) past_end(r, static_cast<std::int64_t>(addr - r.base), "");
     }
+    if (from && from - 1 < regions_.size())
+      past_end(regions_[from - 1], static_cast<std::int64_t>(addr - regions_[from - 1].base), "");
     fail_at(error_kind::out_of_bounds, t,
             std::string(space == ptx::state_space::shared ? "shared" : "global") + " access at address 0x" + hex(addr) +
                 " is in no " + (space == ptx::state_space::shared ? "shared array" : "tensor"));
@@ -1254,7 +1307,7 @@ class engine {
 
   void load(std::uint32_t t, const xinstr& x, std::uint32_t pc) {
     const xoperand& dst = x.ops[0];
-    std::uint64_t addr = effective_address(t, x.ops[1]);
+    address_value addr = effective_address(t, x.ops[1]);
     std::uint32_t w = access_width(x);
     std::uint32_t n = dst.k == xoperand::kind::vector ? static_cast<std::uint32_t>(dst.elems.size()) : 1;
     if (x.space == ptx::state_space::param) {
@@ -1264,7 +1317,7 @@ class engine {
         fail_at(error_kind::unsupported, t, "a parameter read other than a whole scalar parameter");
       return write(t, dst, params_[it->second.index]);
     }
-    check_alignment(t, addr, w * n);
+    check_alignment(t, addr.at, w * n);
     place p = locate(t, x.has_space ? x.space : ptx::state_space::generic, addr, w * n);
     observe(t, p, w * n, access_kind::read, pc);
     for (std::uint32_t i = 0; i < n; ++i) {
@@ -1277,11 +1330,11 @@ class engine {
 
   void store(std::uint32_t t, const xinstr& x, std::uint32_t pc) {
     const xoperand& src = x.ops[1];
-    std::uint64_t addr = effective_address(t, x.ops[0]);
+    address_value addr = effective_address(t, x.ops[0]);
     std::uint32_t w = access_width(x);
     std::uint32_t n = src.k == xoperand::kind::vector ? static_cast<std::uint32_t>(src.elems.size()) : 1;
     if (x.space == ptx::state_space::param) fail_at(error_kind::unsupported, t, "a store to parameter space");
-    check_alignment(t, addr, w * n);
+    check_alignment(t, addr.at, w * n);
     place p = locate(t, x.has_space ? x.space : ptx::state_space::generic, addr, w * n);
     if (p.r->space == memory_space::constant) fail_at(error_kind::unsupported, t, "a store to constant memory");
     std::vector<value> vs;
@@ -1300,9 +1353,9 @@ class engine {
   void atomic(std::uint32_t t, const xinstr& x, std::uint32_t pc) {
     bool has_result = x.op == ptx::opcode::atom;
     std::size_t at = has_result ? 1 : 0;
-    std::uint64_t addr = effective_address(t, x.ops[at]);
+    address_value addr = effective_address(t, x.ops[at]);
     std::uint32_t w = access_width(x);
-    check_alignment(t, addr, w);
+    check_alignment(t, addr.at, w);
     place p = locate(t, x.has_space ? x.space : ptx::state_space::generic, addr, w);
     observe(t, p, w, access_kind::atomic, pc);
     value old = load_cell(t, *p.r, p.offset, w);
@@ -1350,14 +1403,14 @@ class engine {
 
   void cp_async(std::uint32_t t, const xinstr& x, std::uint32_t pc) {
     // cp.async.{ca,cg}.shared.global [dst], [src], cp-size{, src-size}
-    std::uint64_t dst = effective_address(t, x.ops[0]), src = effective_address(t, x.ops[1]);
+    address_value dst = effective_address(t, x.ops[0]), src = effective_address(t, x.ops[1]);
     std::uint32_t size = static_cast<std::uint32_t>(to_bits(read(t, x.ops[2]), t));
     std::uint32_t src_size = x.ops.size() > 3 && x.ops[3].k != xoperand::kind::address
                                  ? static_cast<std::uint32_t>(to_bits(read(t, x.ops[3]), t))
                                  : size;
     if (size != 4 && size != 8 && size != 16) fail_at(error_kind::unsupported, t, "cp.async size");
-    check_alignment(t, dst, size);
-    check_alignment(t, src, size);
+    check_alignment(t, dst.at, size);
+    check_alignment(t, src.at, size);
     place d = locate(t, ptx::state_space::shared, dst, size);
     std::uint32_t piece_w = 4;
     if (src_size) {
@@ -1802,7 +1855,7 @@ class engine {
     if (members.size() != warp_size) fail(error_kind::barrier, members.front(), "ldmatrix needs all 32 lanes", pc_[members.front()]);
     std::uint32_t count = x.has(flag::x4) ? 4 : x.has(flag::x2) ? 2 : 1;
     bool trans = x.has(flag::trans);
-    std::vector<std::uint64_t> row_address(count * 8);
+    std::vector<address_value> row_address(count * 8);
     for (std::uint32_t lane = 0; lane < count * 8; ++lane) {
       std::uint32_t u = members[lane];
       row_address[lane] = effective_address(u, x.ops[1]);
@@ -1811,8 +1864,8 @@ class engine {
     std::vector<value> halves(count * 64);
     for (std::uint32_t lane = 0; lane < count * 8; ++lane) {
       std::uint32_t u = members[lane];
-      std::uint64_t addr = row_address[lane];
-      check_alignment(u, addr, 16);
+      address_value addr = row_address[lane];
+      check_alignment(u, addr.at, 16);
       place p = locate(u, x.has_space ? x.space : ptx::state_space::shared, addr, 16);
       observe(u, p, 16, access_kind::read, pc_[u]);
       for (std::uint32_t c = 0; c < 8; ++c) halves[lane * 8 + c] = load_cell(u, *p.r, p.offset + 2 * c, 2);
@@ -1853,10 +1906,10 @@ class engine {
     std::uint32_t u0 = members.front();
     wmma_kind wk = wmma_kind_of(x, u0);
     auto layout = x.has(flag::col) ? fragments::matrix_layout::col : fragments::matrix_layout::row;
-    std::uint64_t base = effective_address(u0, x.ops[1]);
+    address_value base = effective_address(u0, x.ops[1]);
     std::uint32_t stride = x.ops.size() > 2 ? static_cast<std::uint32_t>(to_bits(read(u0, x.ops[2]), u0)) : 16;
     for (auto u : members)
-      if (effective_address(u, x.ops[1]) != base) fail_at(error_kind::unsupported, u, "wmma.load with different addresses per lane");
+      if (effective_address(u, x.ops[1]).at != base.at) fail_at(error_kind::unsupported, u, "wmma.load with different addresses per lane");
     std::uint32_t eb = bytes(wk.k);
     bool half = eb == 2;
     auto space = x.has_space ? x.space : ptx::state_space::generic;
@@ -1867,7 +1920,7 @@ class engine {
       std::vector<value> elems(per_lane);
       for (std::uint32_t i = 0; i < per_lane; ++i) {
         auto at = fragments::wmma_element(wk.which, wk.t, lane, i);
-        std::uint64_t addr = base + fragments::wmma_memory_offset(layout, at, stride) * eb;
+        address_value addr{base.at + fragments::wmma_memory_offset(layout, at, stride) * eb, base.provenance};
         place p = locate(u, space, addr, eb);
         observe(u, p, eb, access_kind::read, pc_[u]);
         elems[i] = load_cell(u, *p.r, p.offset, eb);
@@ -1884,7 +1937,7 @@ class engine {
     std::uint32_t u0 = members.front();
     if (x.type != vtype::f32) fail_at(error_kind::unsupported, u0, "wmma.store of a non-f32 fragment");
     auto layout = x.has(flag::col) ? fragments::matrix_layout::col : fragments::matrix_layout::row;
-    std::uint64_t base = effective_address(u0, x.ops[0]);
+    address_value base = effective_address(u0, x.ops[0]);
     std::uint32_t stride = x.ops.size() > 2 ? static_cast<std::uint32_t>(to_bits(read(u0, x.ops[2]), u0)) : 16;
     auto space = x.has_space ? x.space : ptx::state_space::generic;
     for (auto u : members) {
@@ -1892,7 +1945,7 @@ class engine {
       auto rs = regs_of(x.ops[1]);
       for (std::uint32_t i = 0; i < rs.size(); ++i) {
         auto at = fragments::wmma_element(fragments::operand::c, fragments::element_type::f32, lane, i);
-        std::uint64_t addr = base + fragments::wmma_memory_offset(layout, at, stride) * 4;
+        address_value addr{base.at + fragments::wmma_memory_offset(layout, at, stride) * 4, base.provenance};
         place p = locate(u, space, addr, 4);
         value v = read(u, *rs[i]);
         observe(u, p, 4, access_kind::write, pc_[u], identity_of(v));
@@ -1958,6 +2011,7 @@ class engine {
   std::vector<std::uint32_t> shared_order_, global_order_;
   std::vector<std::unique_ptr<region<real>>> locals_;
   std::uint64_t local_top_ = 0, shared_bytes_ = 0;
+
   boost::unordered_flat_map<std::uint32_t, symbol> symbols_;
   std::vector<std::uint32_t> dynamic_symbols_;
   std::vector<value> params_;

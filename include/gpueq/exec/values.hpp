@@ -98,6 +98,10 @@ struct cell {
   tag t = tag::empty;
   rkind k = rkind::f32;      // real/packed: the kind of r (and r2); predicate: kind of the operands
   cmp_op cmp = cmp_op::eq;   // predicate: the undecided comparison r cmp r2
+  // bits: the memory region an address was derived from, plus one (0: not an address). Carried
+  // through address arithmetic so that an access past the end of one array that happens to land
+  // in the next is still out of bounds (VOLTA §6.2's tolerated shared read).
+  std::uint32_t provenance = 0;
   std::uint64_t bits = 0;    // bits: the value (predicates are 0/1); predicate: 1 when negated
   R r{}, r2{};               // packed: r is the low half, r2 the high half
 

@@ -37,6 +37,10 @@ struct idiom_def {
   real_function fn;          // what the root computes
   std::string_view inputs;   // the pattern variables that are the function's arguments: "x" or "x y"
   std::string_view pattern;  // lines `dst = opcode.mods src, src, ...`; the last line is the root
+  // nvcc fuses the last multiply of an idiom with a following add (`acc += expf(x)` ends in
+  // `fma k, scale, acc`): then the last input is an addend, and the lifted instruction carries
+  // `.add` and computes fn(inputs...) + addend.
+  bool adds_last_input = false;
 };
 
 // The idioms, largest first (a smaller idiom inside a larger one must not fire first). Patterns
@@ -57,6 +61,19 @@ inline const std::vector<idiom_def>& idiom_table() {
           j = mov.b32 i
           k = ex2.approx.f32 g
           r = mul.f32 k, j)"},
+      {"expf (fused with an add)", real_function::exp, "x y", R"(
+          a = fma.rn.f32 x, 0f3BBB989D, 0f3F000000
+          b = cvt.sat.f32.f32 a
+          c = fma.rm.f32 b, 0f437C0000, 0f4B400001
+          d = add.f32 c, 0fCB40007F
+          e = neg.f32 d
+          f = fma.rn.f32 x, 0f3FB8AA3B, e
+          g = fma.rn.f32 x, 0f32A57060, f
+          h = mov.b32 c
+          i = shl.b32 h, 23
+          j = mov.b32 i
+          k = ex2.approx.f32 g
+          r = fma.rn.f32 k, j, y)", true},
       {"tanhf", real_function::tanh, "x", R"(
           a = abs.f32 x
           b = mul.f32 a, 0f4038AA3B
@@ -610,6 +627,17 @@ inline lift_report lift(module& m) {
         std::uint32_t first = *std::min_element(st.node_ins.begin(), st.node_ins.end());
         if (*std::max_element(st.node_ins.begin(), st.node_ins.end()) != i) continue;  // the root comes last
         // One basic block, no control flow inside, inputs not redefined inside.
+        auto first_use = [&](std::uint32_t reg) {
+          std::uint32_t at = i;
+          for (auto k : st.node_ins) {
+            const instruction& ins = f.instructions[k];
+            bool uses = false;
+            for (std::size_t o = 1; o < ins.operands.size(); ++o)
+              detail::dataflow::regs_of(ins.operands[o], [&](std::uint32_t r) { uses = uses || r == reg; });
+            if (uses) at = std::min(at, k);
+          }
+          return at;
+        };
         bool ok = true;
         for (std::uint32_t k = first; k <= i && ok; ++k) {
           if (k > first && leader[k]) ok = false;
@@ -618,9 +646,12 @@ inline lift_report lift(module& m) {
           if (k < i && (ins.op == opcode::bra || ins.op == opcode::call || ins.op == opcode::ret ||
                         ins.op == opcode::exit || ins.op == opcode::brx_idx))
             ok = false;
+          // An input may not change between its first use in the idiom and the root (where the
+          // lifted instruction reads it); before its first use it may (an addend computed by
+          // the preceding code).
           if (k > first && !ins.operands.empty() && std::find(all.begin(), all.end(), k) == all.end())
             for (auto& v : st.vars)
-              if (v && v->kind == operand_kind::reg) {
+              if (v && v->kind == operand_kind::reg && k > first_use(v->name)) {
                 const operand& d = ins.operands[0];
                 detail::dataflow::regs_of(d, [&](std::uint32_t r) { ok = ok && r != v->name; });
               }
@@ -661,6 +692,7 @@ inline lift_report lift(module& m) {
         lifted.lifted_fn = p.def->fn;
         std::string_view type = last_type(m, root);
         if (!type.empty()) lifted.mods.push_back(m.names.intern(type));
+        if (p.def->adds_last_input) lifted.mods.push_back(m.names.intern(".add"));
         lifted.operands.push_back(root.operands[0]);
         for (auto v : p.inputs) lifted.operands.push_back(*st.vars[v]);
         lifted.line = root.line;
