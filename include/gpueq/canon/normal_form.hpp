@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -439,7 +440,22 @@ class normal_forms {
     if (a.num == zero_poly || b.num == zero_poly) return {zero_poly, one_poly_};
     if (a.num == one_poly_ && a.den == one_poly_) return b;
     if (b.num == one_poly_ && b.den == one_poly_) return a;
-    return normalize(poly_mul(a.num, b.num), poly_mul(a.den, b.den));
+    // (n/d)·d' with d' = d·unit cancels to n·unit before anything is multiplied out: a running
+    // quotient rescaled by its own denominator (FlashAttention's O·l/l_new) stays linear in size
+    // instead of doubling its denominator at every step.
+    poly_id an = a.num, ad = a.den, bn = b.num, bd = b.den;
+    if (auto u = unit_quotient(an, bd)) an = *u, bd = one_poly_;
+    if (auto u = unit_quotient(bn, ad)) bn = *u, ad = one_poly_;
+    return normalize(poly_mul(an, bn), poly_mul(ad, bd));
+  }
+  // p / d when p is d times a single term (d normalized, not 1), else nothing.
+  std::optional<poly_id> unit_quotient(poly_id p, poly_id d) {
+    if (d == one_poly_ || p == zero_poly || terms(p).size() != terms(d).size()) return std::nullopt;
+    if (p == d) return one_poly_;
+    fraction f = normalize(p, p);  // p·z with z the inverse of p's leading term (memoized per p)
+    if (f.den != d) return std::nullopt;
+    const normalizer& z = normalizers_.at(p);
+    return poly_times_unit(one_poly_, coefficient_t(1) / z.c, mono_pow(z.m, -1), poly_scale(z.h, coefficient_t(-1)));
   }
   fraction pow_fraction(fraction a, std::int64_t e) {
     if (e == 1) return a;
@@ -674,8 +690,22 @@ inline fraction normal_forms::compute(term_id t) {
     case kind::input: return atom_fraction(t);
     case kind::add: return compute_sum(t);
     case kind::mul: {
+      // Cancel a factor's numerator against another factor's denominator first (a/d · d·u =
+      // a·u), whatever order the factors come in, so that no denominator is multiplied out only
+      // to be divided again.
+      std::vector<fraction> fs;
+      for (auto f : s_.product_entries(t)) fs.push_back(pow_fraction(form(f.base), f.exponent));
+      for (std::size_t i = 0; i < fs.size(); ++i) {
+        if (fs[i].den == one_poly_) continue;
+        for (std::size_t j = 0; j < fs.size() && fs[i].den != one_poly_; ++j)
+          if (j != i)
+            if (auto u = unit_quotient(fs[j].num, fs[i].den)) {
+              fs[j].num = *u;
+              fs[i].den = one_poly_;
+            }
+      }
       fraction r = constant_fraction(s_.product_coefficient(t));
-      for (auto f : s_.product_entries(t)) r = mul_fractions(r, pow_fraction(form(f.base), f.exponent));
+      for (auto& f : fs) r = mul_fractions(r, f);
       return r;
     }
     case kind::exp: {

@@ -101,9 +101,12 @@ inline verdict verdict_of(const exec::run_error& e) {
   }
 }
 
-inline std::string truncate(std::string s, std::size_t n = 400) {
-  if (s.size() > n) s = s.substr(0, n) + " …";
-  return s;
+// A term printed for a report: the printer stops after about n characters (a GEMM output is a
+// DAG whose full text would be enormous).
+inline std::string short_text(const term::store& s, term::term_id t, std::size_t n = 400) {
+  term::print_options o;
+  o.max_chars = n;
+  return term::to_string(s, t, o);
 }
 
 }  // namespace detail
@@ -198,8 +201,8 @@ inline check_result check_pair(const pair_spec& spec, const resolved_pair& pair,
     auto rv = rr.values.at(p.tensor)[p.index], cv = cr.values.at(p.tensor)[p.index];
     if (p.status == element_status::written_by_one) e += ": " + p.reason;
     else {
-      e += ":\n    reference = " + (rv ? detail::truncate(term::to_string(s, *rv)) : std::string("(unwritten)"));
-      e += "\n    candidate = " + (cv ? detail::truncate(term::to_string(s, *cv)) : std::string("(unwritten)"));
+      e += ":\n    reference = " + (rv ? detail::short_text(s, *rv) : std::string("(unwritten)"));
+      e += "\n    candidate = " + (cv ? detail::short_text(s, *cv) : std::string("(unwritten)"));
       if (p.status == element_status::unknown) e += "\n    unknown: " + p.reason;
     }
     res.examples.push_back(std::move(e));
