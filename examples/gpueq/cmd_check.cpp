@@ -11,7 +11,10 @@
 #include <gpueq/check/driver.hpp>
 #include <gpueq/check/spec_json.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <chrono>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -23,6 +26,7 @@ using namespace gpueq;
 
 struct options {
   std::vector<std::string> files;
+  std::string counterexample_file;
   bool expect = false, all = false, no_race = false, warp_synchronous = false, quiet = false;
 };
 
@@ -57,6 +61,30 @@ std::optional<check::verdict> check_one(const std::string& file, const options& 
       if (!o.quiet) {
         std::cout << "  " << r.summary << "\n";
         for (auto& e : r.examples) std::cout << "  " << e << "\n";
+        if (r.v == check::verdict::different && !o.all)
+          std::cout << "  (stopped at the first difference; --all decides every element)\n";
+        if (auto& ce = r.counterexample) {
+          std::cout << "  counterexample: at " << ce->tensor << "[" << ce->index << "] the reference computes "
+                    << ce->real_reference << " and the candidate " << ce->real_candidate << " over the reals";
+          if (ce->float_reference && ce->float_candidate)
+            std::cout << "; in float32 " << *ce->float_reference << " vs " << *ce->float_candidate;
+          std::cout << "\n";
+          if (!ce->float_note.empty()) std::cout << "  (" << ce->float_note << ")\n";
+          if (!o.counterexample_file.empty()) {
+            nlohmann::json j;
+            j["pair"] = file;
+            j["element"] = {{"tensor", ce->tensor}, {"index", ce->index}};
+            j["real"] = {{"reference", ce->real_reference}, {"candidate", ce->real_candidate}};
+            if (ce->float_reference) j["float32"]["reference"] = *ce->float_reference;
+            if (ce->float_candidate) j["float32"]["candidate"] = *ce->float_candidate;
+            j["tensors"] = ce->tensors;
+            j["scalars"] = ce->scalars;
+            std::ofstream out(o.counterexample_file);
+            out << j.dump(1) << "\n";
+            if (!out) throw std::runtime_error("cannot write " + o.counterexample_file);
+            std::cout << "  input written to " << o.counterexample_file << "\n";
+          }
+        }
         std::cout << "  (run " << seconds(r.run_seconds) << ", decide " << seconds(r.decide_seconds) << ", "
                   << r.reference.steps + r.candidate.steps << " thread-instructions, " << r.terms << " terms)\n";
       }
@@ -110,6 +138,8 @@ cli::registrar reg("check", [](CLI::App& app) -> cli::runner {
   c->add_flag("--no-race", o->no_race, "Skip the race analysis (the verdict then holds for the schedule run only)");
   c->add_flag("--warp-synchronous", o->warp_synchronous,
               "Legacy pre-Volta mode: threads of one warp never race with each other");
+  c->add_option("--counterexample", o->counterexample_file,
+                 "Write the input on which the kernels differ (every input tensor, as JSON) to this file");
   c->add_flag("-q,--quiet", o->quiet, "Print only the verdict line");
   c->footer(
       "Exit status: 0 equivalent, 1 not equivalent, 2 race/deadlock/out-of-bounds, 3 unknown, 4 bad input.\n"

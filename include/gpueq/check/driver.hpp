@@ -17,6 +17,9 @@
 #include <gpueq/term/print.hpp>
 
 #include <chrono>
+#include <cmath>
+#include <map>
+#include <span>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,12 +62,27 @@ struct side_report {
   std::vector<std::string> conflicts;
 };
 
+// A concrete input on which the kernels differ over the reals, replayed on both kernels in the
+// float32 domain (what the GPU computes) before it is reported. Every input tensor is filled:
+// the elements the differing output depends on with the decision procedure's witness values,
+// the others with fixed pseudo-random values in [-1, 1], rounded to their format.
+struct counterexample_report {
+  std::string tensor;
+  std::uint64_t index = 0;
+  std::string real_reference, real_candidate;  // the exact (real) outputs at the witness point
+  std::map<std::string, std::vector<double>> tensors;  // every input tensor, row-major
+  std::map<std::string, double> scalars;               // symbolic scalars
+  std::optional<double> float_reference, float_candidate;  // float32 runs (nullopt: the run failed)
+  std::string float_note;  // why a float32 run gave no value, or that both agree
+};
+
 struct check_result {
   verdict v = verdict::unknown;
   std::string summary;  // one paragraph for people
   side_report reference, candidate;
   std::optional<comparison> compared;
   std::vector<std::string> examples;  // differing elements: both expressions, truncated
+  std::optional<counterexample_report> counterexample;
   double run_seconds = 0, decide_seconds = 0;
   std::size_t terms = 0;
 };
@@ -122,7 +140,7 @@ inline side_report run_side(term::store& s, const ptx::module& lifted, std::size
     detail::recording_observer obs{&cta};
     out = run_symbolic<detail::recording_observer>(
         s, p, spec, k, [&](const exec::dim3&) -> detail::recording_observer& { return obs; },
-        [&](const exec::run_error&, const exec::dim3& c, detail::recording_observer&) {
+        [&](const exec::dim3& c, detail::recording_observer&) {
           const race::report& rep = cta.ctx.result();
           if (!rep.clean() && r.race_text.empty()) {
             r.race_free = rep.race_free();
@@ -138,6 +156,77 @@ inline side_report run_side(term::store& s, const ptx::module& lifted, std::size
   r.steps = out.steps;
   r.ctas = out.ctas;
   r.conflicts = out.conflicts;
+  return r;
+}
+
+namespace detail {
+
+inline std::uint64_t flat_index(std::span<const std::uint32_t> idx, const std::vector<std::uint64_t>& shape) {
+  std::uint64_t f = 0;
+  for (std::size_t d = 0; d < idx.size() && d < shape.size(); ++d) f = f * shape[d] + idx[d];
+  return f;
+}
+
+inline double format_value(double v, dtype d) {
+  if (!is_float(d)) return std::nearbyint(v);
+  return exec::floats::round_to(v, rkind_of(d));
+}
+
+}  // namespace detail
+
+// Builds the concrete input from a witness and runs both (unlifted) kernels on it in float32.
+inline counterexample_report replay(const pair_spec& spec, const resolved_pair& pair, const term::store& s,
+                                    const element_result& e) {
+  counterexample_report r;
+  r.tensor = e.tensor;
+  r.index = e.index;
+  r.real_reference = e.witness->lhs.str(12);
+  r.real_candidate = e.witness->rhs.str(12);
+  std::uint64_t seed = 0x9e3779b97f4a7c15ull;
+  for (auto& [name, t] : spec.tensors) {
+    if (t.use == role::output) continue;
+    auto& vals = r.tensors[name];
+    vals.resize(t.elements());
+    for (auto& v : vals) {
+      seed = support::mix64(seed + 1);
+      v = detail::format_value(static_cast<double>(seed >> 11) / static_cast<double>(1ull << 53) * 2 - 1, t.type);
+    }
+  }
+  for (auto& [name, sc] : spec.scalars)
+    if (sc.symbolic) r.scalars[name] = 1;
+  for (auto& iv : e.witness->inputs) {
+    std::string name(s.tensor_name(iv.input));
+    double v = iv.value.convert_to<double>();
+    if (auto it = spec.tensors.find(name); it != spec.tensors.end()) {
+      auto& vals = r.tensors[name];
+      std::uint64_t i = detail::flat_index(s.input_indices(iv.input), it->second.shape);
+      if (i < vals.size()) vals[i] = detail::format_value(v, it->second.type);
+    } else if (auto sc = spec.scalars.find(name); sc != spec.scalars.end()) {
+      r.scalars[name] = sc->second.type ? detail::format_value(v, *sc->second.type) : exec::floats::round_to(v, exec::rkind::f32);
+    }
+  }
+  auto inputs = [&](const exec::input_ref& in) -> double {
+    if (auto it = r.tensors.find(std::string(in.name)); it != r.tensors.end() && in.element < it->second.size())
+      return it->second[in.element];
+    if (auto it = r.scalars.find(std::string(in.name)); it != r.scalars.end()) return it->second;
+    return 0;
+  };
+  auto run = [&](const ptx::module& m, std::size_t entry, const kernel_spec& k, const char* side) -> std::optional<double> {
+    exec::program p = exec::decode(m, m.functions[entry]);
+    exec::float32_domain d(inputs);
+    auto g = run_grid(d, p, spec, k);
+    if (g.error) {
+      r.float_note += std::string(side) + " float32 run failed: " + g.error->message + "; ";
+      return std::nullopt;
+    }
+    auto& v = g.values.at(e.tensor)[e.index];
+    if (!v) r.float_note += std::string(side) + " does not write the element in float32; ";
+    return v;
+  };
+  r.float_reference = run(pair.reference, pair.reference_entry, spec.reference, "reference");
+  r.float_candidate = run(pair.candidate, pair.candidate_entry, spec.candidate, "candidate");
+  if (r.float_reference && r.float_candidate && *r.float_reference == *r.float_candidate)
+    r.float_note += "the float32 outputs coincide at this input (the real-valued outputs differ)";
   return r;
 }
 
@@ -178,12 +267,16 @@ inline check_result check_pair(const pair_spec& spec, const resolved_pair& pair,
   auto t1 = std::chrono::steady_clock::now();
   comparison c = compare(s, rr.values, cr.values, options.compare);
   res.decide_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
-  std::string what = std::to_string(c.elements) + " output elements (reference: " + std::to_string(res.reference.ctas) +
+  std::uint64_t total = 0;
+  for (auto& [name, vals] : rr.values) total += vals.size();
+  std::string what = std::to_string(total) + " output elements (reference: " + std::to_string(res.reference.ctas) +
                      " CTA(s) of block " + cta_name(spec.reference.block) + "; candidate: " +
                      std::to_string(res.candidate.ctas) + " CTA(s) of block " + cta_name(spec.candidate.block) + ")";
   if (c.different) {
     res.v = verdict::different;
-    res.summary = std::to_string(c.different) + " of " + what + " differ";
+    res.summary = c.elements < total && options.compare.stop_at_first_difference
+                      ? "a difference among " + what + ", found after deciding " + std::to_string(c.elements)
+                      : std::to_string(c.different) + " of " + what + " differ";
   } else if (c.written_by_one) {
     res.v = verdict::different;
     res.summary = std::to_string(c.written_by_one) + " of " + what + " are written by one kernel only";
@@ -207,6 +300,11 @@ inline check_result check_pair(const pair_spec& spec, const resolved_pair& pair,
     }
     res.examples.push_back(std::move(e));
   }
+  for (auto& p : c.problems)
+    if (p.status == element_status::different && p.witness) {
+      res.counterexample = replay(spec, pair, s, p);
+      break;
+    }
   res.compared = std::move(c);
   return res;
 }

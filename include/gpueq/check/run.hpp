@@ -71,8 +71,10 @@ inline std::string cta_name(const exec::dim3& c) {
   return "(" + std::to_string(c[0]) + "," + std::to_string(c[1]) + "," + std::to_string(c[2]) + ")";
 }
 
-struct kernel_run {
-  outputs values;                         // output tensors, one term per element
+// What running one side over its CTAs gave, with outputs as values of the domain.
+template <class R>
+struct grid_run {
+  std::map<std::string, std::vector<std::optional<R>>> values;  // output tensors per element
   std::optional<exec::run_error> error;   // the first error of the first CTA that failed
   std::optional<exec::dim3> failed_cta;
   std::vector<std::string> conflicts;     // output elements written by two CTAs
@@ -80,19 +82,18 @@ struct kernel_run {
   std::uint32_t ctas = 0;
 };
 
-// Creates the observer for one CTA run; may be empty (no observer).
-template <class O>
-using observer_factory = std::function<O&(const exec::dim3&)>;
+using kernel_run = grid_run<term::term_id>;
 
-// Runs every CTA of one side symbolically in store `s`. The program must be decoded from the
-// lifted module (real functions instead of nvcc's math sequences).
-template <class O = exec::null_observer>
-kernel_run run_symbolic(term::store& s, const exec::program& p, const pair_spec& spec, const kernel_spec& k,
-                        const std::function<O&(const exec::dim3&)>& observer = {},
-                        const std::function<void(const exec::run_error&, const exec::dim3&, O&)>& after = {}) {
-  kernel_run out;
+// Runs every CTA of one side in domain d; `observer(cta)` gives the observer for a CTA and
+// `after(cta, observer)` is called when its run ended (the race report is read there). Unwritten
+// elements of inout tensors keep their input values.
+template <class D, class O = exec::null_observer>
+grid_run<typename D::real> run_grid(D& d, const exec::program& p, const pair_spec& spec, const kernel_spec& k,
+                                    const std::function<O&(const exec::dim3&)>& observer = {},
+                                    const std::function<void(const exec::dim3&, O&)>& after = {}) {
+  using real = typename D::real;
+  grid_run<real> out;
   exec::launch l = make_launch(spec, k);
-  exec::symbolic_domain d(s);
   std::map<std::string, std::vector<std::uint32_t>> writer;  // CTA index + 1 per element
   for (auto& t : l.tensors)
     if (t.output) {
@@ -103,55 +104,55 @@ kernel_run run_symbolic(term::store& s, const exec::program& p, const pair_spec&
   for (std::uint32_t ci = 0; ci < ctas.size(); ++ci) {
     l.cta = ctas[ci];
     exec::null_observer none;
-    std::optional<exec::run_error> err;
-    exec::run_stats stats;
-    auto collect = [&](auto& e) {
-      for (std::uint32_t ti = 0; ti < l.tensors.size(); ++ti) {
-        const auto& t = l.tensors[ti];
-        if (!t.output) continue;
-        auto& vals = out.values[t.name];
-        auto& who = writer[t.name];
-        for (std::uint64_t i = 0; i < t.elements(); ++i) {
-          auto c = e.output(ti, i);
-          if (!c) continue;
-          term::term_id v = e.as_real(*c, t.kind);
-          if (who[i] && (!vals[i] || *vals[i] != v) && out.conflicts.size() < 16)
-            out.conflicts.push_back(t.name + "[" + std::to_string(i) + "] is written by CTA " + cta_name(ctas[who[i] - 1]) +
-                                    " and by CTA " + cta_name(ctas[ci]));
-          vals[i] = v;
-          who[i] = ci + 1;
-        }
-      }
-    };
-    if constexpr (std::same_as<O, exec::null_observer>) {
-      exec::engine<exec::symbolic_domain> e(p, l, d, none);
-      err = e.run();
-      stats = e.stats();
-      if (!err) collect(e);
-    } else {
-      O& o = observer(ctas[ci]);
-      exec::engine<exec::symbolic_domain, O> e(p, l, d, o);
-      err = e.run();
-      stats = e.stats();
-      if (after) after(err.value_or(exec::run_error{}), ctas[ci], o);
-      if (!err) collect(e);
-    }
-    out.steps += stats.steps;
+    O* op = nullptr;
+    if constexpr (std::same_as<O, exec::null_observer>) op = observer ? &observer(ctas[ci]) : &none;
+    else op = &observer(ctas[ci]);  // an observer type other than the null one needs its factory
+    O& o = *op;
+    exec::engine<D, O> e(p, l, d, o);
+    std::optional<exec::run_error> err = e.run();
+    if (after) after(ctas[ci], o);
+    out.steps += e.stats().steps;
     ++out.ctas;
     if (err) {
       out.error = err;
       out.failed_cta = ctas[ci];
       return out;
     }
-  }
-  // Unwritten elements of inout tensors keep their initial (input) values.
-  for (auto& t : l.tensors)
-    if (t.output && t.input) {
+    for (std::uint32_t ti = 0; ti < l.tensors.size(); ++ti) {
+      const auto& t = l.tensors[ti];
+      if (!t.output) continue;
       auto& vals = out.values[t.name];
-      for (std::uint64_t i = 0; i < vals.size(); ++i)
-        if (!vals[i]) vals[i] = d.input(exec::input_ref{0, t.name, i, t.shape, t.kind});
+      auto& who = writer[t.name];
+      for (std::uint64_t i = 0; i < t.elements(); ++i) {
+        auto c = e.output(ti, i);
+        if (!c) continue;
+        real v = e.as_real(*c, t.kind);
+        if (who[i] && (!vals[i] || !d.same(*vals[i], v)) && out.conflicts.size() < 16)
+          out.conflicts.push_back(t.name + "[" + std::to_string(i) + "] is written by CTA " + cta_name(ctas[who[i] - 1]) +
+                                  " and by CTA " + cta_name(ctas[ci]));
+        vals[i] = v;
+        who[i] = ci + 1;
+      }
     }
+  }
+  for (std::uint32_t ti = 0; ti < l.tensors.size(); ++ti) {
+    const auto& t = l.tensors[ti];
+    if (!(t.output && t.input)) continue;
+    auto& vals = out.values[t.name];
+    for (std::uint64_t i = 0; i < vals.size(); ++i)
+      if (!vals[i]) vals[i] = d.input(exec::input_ref{ti, t.name, i, t.shape, t.kind});
+  }
   return out;
+}
+
+// Runs every CTA of one side symbolically in store `s`. The program must be decoded from the
+// lifted module (real functions instead of nvcc's math sequences).
+template <class O = exec::null_observer>
+kernel_run run_symbolic(term::store& s, const exec::program& p, const pair_spec& spec, const kernel_spec& k,
+                        const std::function<O&(const exec::dim3&)>& observer = {},
+                        const std::function<void(const exec::dim3&, O&)>& after = {}) {
+  exec::symbolic_domain d(s);
+  return run_grid<exec::symbolic_domain, O>(d, p, spec, k, observer, after);
 }
 
 }  // namespace gpueq::check

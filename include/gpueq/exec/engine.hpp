@@ -27,6 +27,7 @@
 #include <gpueq/exec/observer.hpp>
 #include <gpueq/exec/program.hpp>
 #include <gpueq/exec/values.hpp>
+#include <gpueq/support/demangle.hpp>
 #include <gpueq/term/store.hpp>
 
 #include <algorithm>
@@ -173,6 +174,9 @@ class engine {
     std::uint64_t shared_top = 0;
     auto add_variable = [&](const ptx::variable& v) {
       std::uint32_t el = static_cast<std::uint32_t>(std::max<std::uint32_t>(1, bytes(type_of(v.type))) * std::max<std::uint32_t>(1, v.vec));
+      // nvcc declares `float s[64]` as `.align 4 .b8 s[256]`: the alignment is the element size
+      // (for naming addresses as s[index] in reports; accesses are by byte range regardless).
+      std::uint32_t named = el == 1 && v.align > 1 ? std::min<std::uint32_t>(v.align, 8) : el;
       std::uint64_t size = v.elements() * el;
       std::uint64_t align = std::max<std::uint64_t>(v.align ? v.align : el, 1);
       if (v.space == ptx::state_space::shared) {
@@ -182,7 +186,7 @@ class engine {
           return;
         }
         shared_top = (shared_top + align - 1) / align * align;
-        add_region(memory_space::shared, v, shared_top, size, el);
+        add_region(memory_space::shared, v, shared_top, size, named);
         shared_top += size;
       } else if (v.space == ptx::state_space::global || v.space == ptx::state_space::constant) {
         add_region(v.space == ptx::state_space::global ? memory_space::global : memory_space::constant, v,
@@ -201,7 +205,7 @@ class engine {
       shared_top = (shared_top + 15) / 16 * 16;
       region<real> r;
       r.space = memory_space::shared;
-      r.name = dynamic_symbols_.empty() ? std::string("dynamic shared") : std::string(p_.str(dynamic_symbols_[0]));
+      r.name = dynamic_symbols_.empty() ? std::string("dynamic shared") : support::readable_symbol(p_.str(dynamic_symbols_[0]));
       r.base = shared_top;
       r.bytes = l_.dynamic_shared_bytes;
       r.element_bytes = 4;
@@ -248,7 +252,7 @@ class engine {
   void add_region(memory_space space, const ptx::variable& v, std::uint64_t base, std::uint64_t size, std::uint32_t el) {
     region<real> r;
     r.space = space;
-    r.name = std::string(p_.str(v.name));
+    r.name = support::readable_symbol(p_.str(v.name));
     r.base = base;
     r.bytes = size;
     r.element_bytes = el;
