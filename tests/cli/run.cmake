@@ -67,6 +67,33 @@ expect(parse_many 4 "idioms.ptx: PTX.*unsupported.ptx:3:31"
        parse tests/ptx/inputs/idioms.ptx tests/fuzz/corpus/ptx_parse/unsupported.ptx)
 expect(parse_many_json 4 "--json reports one file" parse --json tests/ptx/inputs/idioms.ptx tests/ptx/inputs/idioms.ptx)
 
+# check: the exit code is the verdict; problems name file, line and thread.
+set(K examples/kernels)
+expect(check_equivalent 0 "naive_vs_online.pair.json: equivalent.*equal over the reals"
+       check ${K}/softmax/naive_vs_online.pair.json)
+file(REMOVE "${CMAKE_CURRENT_BINARY_DIR}/cli_ce.json")
+expect(check_different 1 "not-equivalent.*max\\(0, .*counterexample: at y\\[0\\].*in float32.*written to"
+       check ${K}/bugs/dense_relu_ref_vs_noclip.pair.json --counterexample "${CMAKE_CURRENT_BINARY_DIR}/cli_ce.json")
+if(NOT EXISTS "${CMAKE_CURRENT_BINARY_DIR}/cli_ce.json")
+  message(SEND_ERROR "[check_different] --counterexample wrote no file")
+  math(EXPR failures "${failures} + 1")
+else()
+  file(READ "${CMAKE_CURRENT_BINARY_DIR}/cli_ce.json" ce)
+  if(NOT ce MATCHES "\"tensors\".*\"W\".*\"x\"")
+    message(SEND_ERROR "[check_different] the counterexample file lacks the input tensors:\n${ce}")
+    math(EXPR failures "${failures} + 1")
+  endif()
+endif()
+expect(check_oob 2 "out-of-bounds.*stencil_oob.ptx:[0-9]+ \\(stencil_oob.cu:19\\): thread \\(127,0,0\\).*stencil_oob::tile\\[128\\]"
+       check ${K}/bugs/stencil_ref_vs_oob.pair.json)
+expect(check_race 2 "race.*WAR race on shared reduce5::s\\[1\\]" check ${K}/reduction/v1_vs_v5.pair.json)
+expect(check_warp_synchronous 0 "equivalent" check --warp-synchronous ${K}/reduction/v1_vs_v5.pair.json)
+expect(check_deadlock 2 "deadlock" check ${K}/named_barriers/ref_vs_producer_short.pair.json)
+expect(check_expect 0 "3 passed, 0 failed" check --expect -q ${K}/softmax/naive_vs_online.pair.json
+       ${K}/bugs/stencil_ref_vs_oob.pair.json ${K}/reduction/v1_vs_v5.pair.json)
+expect(check_missing 4 "cannot|No such|does/not" check does/not/exist.pair.json)
+expect(check_help 0 "Exit status: 0 equivalent" check --help)
+
 math(EXPR passed "${cases} - ${failures}")
 message(STATUS "${passed} passed, ${failures} failed")
 if(failures GREATER 0)

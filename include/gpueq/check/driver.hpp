@@ -49,6 +49,7 @@ struct check_options {
   compare_options compare;
   race::options race;
   bool check_races = true;
+  exec::engine_options engine;  // race.warp_synchronous also runs warps in lockstep
 };
 
 struct side_report {
@@ -133,6 +134,8 @@ inline side_report run_side(term::store& s, const ptx::module& lifted, std::size
                             const kernel_spec& k, const char* side, kernel_run& out, const check_options& options) {
   side_report r;
   r.name = side;
+  exec::engine_options engine = options.engine;
+  engine.lockstep_warps = engine.lockstep_warps || options.race.warp_synchronous;
   exec::program p = exec::decode(lifted, lifted.functions[entry]);
   std::vector<race::source_line> lines = race::source_lines(lifted, lifted.functions[entry]);
   if (options.check_races) {
@@ -147,9 +150,10 @@ inline side_report run_side(term::store& s, const ptx::module& lifted, std::size
             r.well_synchronized = rep.well_synchronized();
             r.race_text = "CTA " + cta_name(c) + ":\n" + race::format(rep, cta.info, lines);
           }
-        });
+        },
+        engine);
   } else {
-    out = run_symbolic(s, p, spec, k);
+    out = run_symbolic(s, p, spec, k, {}, {}, engine);
   }
   r.error = out.error;
   r.failed_cta = out.failed_cta;
@@ -176,7 +180,7 @@ inline double format_value(double v, dtype d) {
 
 // Builds the concrete input from a witness and runs both (unlifted) kernels on it in float32.
 inline counterexample_report replay(const pair_spec& spec, const resolved_pair& pair, const term::store& s,
-                                    const element_result& e) {
+                                    const element_result& e, bool lockstep = false) {
   counterexample_report r;
   r.tensor = e.tensor;
   r.index = e.index;
@@ -214,7 +218,9 @@ inline counterexample_report replay(const pair_spec& spec, const resolved_pair& 
   auto run = [&](const ptx::module& m, std::size_t entry, const kernel_spec& k, const char* side) -> std::optional<double> {
     exec::program p = exec::decode(m, m.functions[entry]);
     exec::float32_domain d(inputs);
-    auto g = run_grid(d, p, spec, k);
+    exec::engine_options eo;
+    eo.lockstep_warps = lockstep;
+    auto g = run_grid<exec::float32_domain>(d, p, spec, k, {}, {}, eo);
     if (g.error) {
       r.float_note += std::string(side) + " float32 run failed: " + g.error->message + "; ";
       return std::nullopt;
@@ -302,7 +308,7 @@ inline check_result check_pair(const pair_spec& spec, const resolved_pair& pair,
   }
   for (auto& p : c.problems)
     if (p.status == element_status::different && p.witness) {
-      res.counterexample = replay(spec, pair, s, p);
+      res.counterexample = replay(spec, pair, s, p, options.race.warp_synchronous || options.engine.lockstep_warps);
       break;
     }
   res.compared = std::move(c);

@@ -90,7 +90,8 @@ using kernel_run = grid_run<term::term_id>;
 template <class D, class O = exec::null_observer>
 grid_run<typename D::real> run_grid(D& d, const exec::program& p, const pair_spec& spec, const kernel_spec& k,
                                     const std::function<O&(const exec::dim3&)>& observer = {},
-                                    const std::function<void(const exec::dim3&, O&)>& after = {}) {
+                                    const std::function<void(const exec::dim3&, O&)>& after = {},
+                                    const exec::engine_options& options = {}) {
   using real = typename D::real;
   grid_run<real> out;
   exec::launch l = make_launch(spec, k);
@@ -108,7 +109,7 @@ grid_run<typename D::real> run_grid(D& d, const exec::program& p, const pair_spe
     if constexpr (std::same_as<O, exec::null_observer>) op = observer ? &observer(ctas[ci]) : &none;
     else op = &observer(ctas[ci]);  // an observer type other than the null one needs its factory
     O& o = *op;
-    exec::engine<D, O> e(p, l, d, o);
+    exec::engine<D, O> e(p, l, d, o, options);
     std::optional<exec::run_error> err = e.run();
     if (after) after(ctas[ci], o);
     out.steps += e.stats().steps;
@@ -150,9 +151,10 @@ grid_run<typename D::real> run_grid(D& d, const exec::program& p, const pair_spe
 template <class O = exec::null_observer>
 kernel_run run_symbolic(term::store& s, const exec::program& p, const pair_spec& spec, const kernel_spec& k,
                         const std::function<O&(const exec::dim3&)>& observer = {},
-                        const std::function<void(const exec::dim3&, O&)>& after = {}) {
+                        const std::function<void(const exec::dim3&, O&)>& after = {},
+                        const exec::engine_options& options = {}) {
   exec::symbolic_domain d(s);
-  return run_grid<exec::symbolic_domain, O>(d, p, spec, k, observer, after);
+  return run_grid<exec::symbolic_domain, O>(d, p, spec, k, observer, after, options);
 }
 
 }  // namespace gpueq::check

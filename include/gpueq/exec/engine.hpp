@@ -46,6 +46,10 @@ struct engine_options {
   // Called every `progress_every` thread-instructions with the count so far.
   std::function<void(std::uint64_t)> progress;
   std::uint64_t progress_every = 50'000'000;
+  // Legacy pre-Volta execution: the threads of a warp advance in lockstep, one instruction each in
+  // turn (the schedule warp-synchronous code such as the classic reduction's unrolled last warp
+  // was written for). Used with the race context's warp-synchronous mode.
+  bool lockstep_warps = false;
 };
 
 struct run_stats {
@@ -293,11 +297,23 @@ class engine {
   void schedule() {
     for (;;) {
       bool moved = false;
-      for (std::uint32_t t = 0; t < n_; ++t)
-        if (status_[t] == status::runnable) {
-          run_thread(t);
-          moved = true;
-        }
+      if (options_.lockstep_warps) {
+        for (std::uint32_t w = 0; w < warps_; ++w)
+          for (bool any = true; any;) {
+            any = false;
+            for (std::uint32_t t = w * warp_size; t < std::min(n_, (w + 1) * warp_size); ++t)
+              if (status_[t] == status::runnable) {
+                step_once(t);
+                any = moved = true;
+              }
+          }
+      } else {
+        for (std::uint32_t t = 0; t < n_; ++t)
+          if (status_[t] == status::runnable) {
+            run_thread(t);
+            moved = true;
+          }
+      }
       if (live_ == 0) break;
       if (!moved) deadlock();
     }
@@ -352,17 +368,18 @@ class engine {
   }
 
   void run_thread(std::uint32_t t) {
-    while (status_[t] == status::runnable) {
-      if (++stats_.steps > options_.max_steps)
-        fail(error_kind::limit, t, "more than " + std::to_string(options_.max_steps) + " thread-instructions executed",
-             pc_[t]);
-      if (options_.progress && stats_.steps % options_.progress_every == 0) options_.progress(stats_.steps);
-      if (pc_[t] >= p_.code.size()) {
-        exit_thread(t);
-        return;
-      }
-      step(t);
+    while (status_[t] == status::runnable) step_once(t);
+  }
+  void step_once(std::uint32_t t) {
+    if (++stats_.steps > options_.max_steps)
+      fail(error_kind::limit, t, "more than " + std::to_string(options_.max_steps) + " thread-instructions executed",
+           pc_[t]);
+    if (options_.progress && stats_.steps % options_.progress_every == 0) options_.progress(stats_.steps);
+    if (pc_[t] >= p_.code.size()) {
+      exit_thread(t);
+      return;
     }
+    step(t);
   }
 
   // ---- errors ------------------------------------------------------------------------------
