@@ -127,7 +127,7 @@ grid_run<typename D::real> run_grid(D& d, const exec::program& p, const pair_spe
       for (std::uint64_t i = 0; i < t.elements(); ++i) {
         auto c = e.output(ti, i);
         if (!c) continue;
-        real v = e.as_real(*c, t.kind);
+        real v = e.output_value(ti, *c);
         if (who[i] && (!vals[i] || !d.same(*vals[i], v)) && out.conflicts.size() < 16)
           out.conflicts.push_back(t.name + "[" + std::to_string(i) + "] is written by CTA " + cta_name(ctas[who[i] - 1]) +
                                   " and by CTA " + cta_name(ctas[ci]));

@@ -50,6 +50,11 @@ struct engine_options {
   // turn (the schedule warp-synchronous code such as the classic reduction's unrolled last warp
   // was written for). Used with the race context's warp-synchronous mode.
   bool lockstep_warps = false;
+  // 0: round robin in thread order, each thread until it blocks. Otherwise a seeded random
+  // schedule: each sweep visits the threads in a random order and runs each for a random number
+  // of instructions (1..64) before preempting it. A race-free kernel gives the same outputs under
+  // every schedule (the tests check it); this is how they try many.
+  std::uint64_t schedule_seed = 0;
 };
 
 struct run_stats {
@@ -102,6 +107,21 @@ class engine {
   }
   // A cell as a domain value of the tensor's kind (bits become constants).
   real as_real(const value& c, rkind k) { return to_real(c, k, 0); }
+  // An output element's cell as a domain value: integer tensors read their bits with the
+  // tensor's width and signedness (an s32 -62 is stored as 0xffffffc2).
+  real output_value(std::uint32_t tensor, const value& c) {
+    const tensor_binding& t = l_.tensors[tensor];
+    if (t.kind == rkind::integer && c.t == value::tag::bits) {
+      std::uint64_t b = c.bits;
+      unsigned w = 8 * t.element_bytes;
+      if (w < 64) {
+        b &= (std::uint64_t{1} << w) - 1;
+        if (t.is_signed && (b >> (w - 1)) & 1) b |= ~((std::uint64_t{1} << w) - 1);
+      }
+      return d_.from_int(static_cast<std::int64_t>(b));
+    }
+    return to_real(c, t.kind, 0);
+  }
 
   // "kernel.ptx:42 (kernel.cu:7)" for an instruction index.
   std::string where(std::uint32_t instruction) const { return describe_instruction(p_, instruction); }
@@ -141,6 +161,7 @@ class engine {
   // ---- setup -------------------------------------------------------------------------------
   void setup() {
     n_ = l_.threads();
+    rng_ = options_.schedule_seed;
     if (n_ == 0) fail(error_kind::unsupported, 0, "the block has no threads");
     nregs_ = p_.registers;
     regs_.assign(std::size_t{n_} * nregs_, value{});
@@ -307,6 +328,15 @@ class engine {
                 any = moved = true;
               }
           }
+      } else if (options_.schedule_seed) {
+        std::vector<std::uint32_t> order(n_);
+        for (std::uint32_t t = 0; t < n_; ++t) order[t] = t;
+        for (std::uint32_t i = n_; i > 1; --i) std::swap(order[i - 1], order[random() % i]);
+        for (std::uint32_t t : order)
+          for (std::uint64_t k = 1 + random() % 64; k > 0 && status_[t] == status::runnable; --k) {
+            step_once(t);
+            moved = true;
+          }
       } else {
         for (std::uint32_t t = 0; t < n_; ++t)
           if (status_[t] == status::runnable) {
@@ -365,6 +395,14 @@ class engine {
         try_collective(u);
         break;
       }
+  }
+
+  std::uint64_t random() {  // splitmix64 over the schedule seed
+    rng_ += 0x9e3779b97f4a7c15ull;
+    std::uint64_t z = rng_;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
   }
 
   void run_thread(std::uint32_t t) {
@@ -2032,6 +2070,7 @@ class engine {
   std::vector<std::uint32_t> shared_order_, global_order_;
   std::vector<std::unique_ptr<region<real>>> locals_;
   std::uint64_t local_top_ = 0, shared_bytes_ = 0;
+  std::uint64_t rng_ = 0;
 
   boost::unordered_flat_map<std::uint32_t, symbol> symbols_;
   std::vector<std::uint32_t> dynamic_symbols_;
