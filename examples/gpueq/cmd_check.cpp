@@ -50,6 +50,8 @@ std::string seconds(double s) {
 std::optional<check::verdict> check_one(const std::string& file, const options& o, check::pair_spec& spec) {
   try {
     spec = check::load_spec(file);
+    if (spec.single)
+      throw support::diagnostic_error({file, {}, "a single-kernel spec (\"kernel\") has no pair to check: use gpueq run or gpueq race"});
     check::resolved_pair pair = check::resolve(spec);
     check::check_options co;
     co.check_races = !o.no_race;

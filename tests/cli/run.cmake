@@ -94,6 +94,24 @@ expect(check_expect 0 "3 passed, 0 failed" check --expect -q ${K}/softmax/naive_
 expect(check_missing 4 "cannot|No such|does/not" check does/not/exist.pair.json)
 expect(check_help 0 "Exit status: 0 equivalent" check --help)
 
+# run: one kernel, concrete or symbolic; .npy out and back in.
+expect(run_float32 0 "y: 0\\.00" run ${K}/softmax/softmax_online.kernel.json)
+expect(run_symbolic 0 "y\\[0\\] = exp\\(x\\[0\\] - max\\(" run ${K}/softmax/softmax_online.kernel.json --domain symbolic)
+expect(run_json 0 "\"outputs\".*\"thread_instructions\"" run ${K}/softmax/softmax_online.kernel.json --json)
+file(REMOVE_RECURSE "${CMAKE_CURRENT_BINARY_DIR}/cli_run")
+expect(run_out 0 "outputs written" run ${K}/reduction/v1_vs_v2.pair.json --out "${CMAKE_CURRENT_BINARY_DIR}/cli_run")
+file(COPY_FILE "${CMAKE_CURRENT_BINARY_DIR}/cli_run/out.npy" "${CMAKE_CURRENT_BINARY_DIR}/cli_run/x.npy" RESULT copied)
+expect(run_inputs_wrong_size 4 "x.npy: holds 1 values, the spec says 128"
+       run ${K}/reduction/v1_vs_v2.pair.json --inputs "${CMAKE_CURRENT_BINARY_DIR}/cli_run")
+expect(run_inputs_missing 4 "cannot open" run ${K}/reduction/v1_vs_v2.pair.json --inputs does/not/exist)
+expect(run_oob 2 "out-of-bounds.*tile\\[128\\]" run ${K}/bugs/stencil_ref_vs_oob.pair.json --side candidate)
+expect(check_single 4 "no pair to check" check ${K}/softmax/softmax_online.kernel.json)
+# race: both kernels of a pair, or the kernel of a single-kernel spec.
+expect(race_clean 0 "race-free and well-synchronized" race ${K}/softmax/softmax_online.kernel.json)
+expect(race_named 2 "mirror_early_release.ptx \\(candidate\\): racy.*WAR race on shared mirror_early_release::buf"
+       race ${K}/named_barriers/ref_vs_early_release.pair.json)
+expect(race_deadlock 2 "deadlock" race ${K}/named_barriers/ref_vs_producer_short.pair.json)
+
 math(EXPR passed "${cases} - ${failures}")
 message(STATUS "${passed} passed, ${failures} failed")
 if(failures GREATER 0)

@@ -86,6 +86,7 @@ struct pair_spec {
   kernel_spec reference, candidate;
   std::optional<expectation> expect;
   std::optional<std::string> culprit;  // "reference", "candidate" or "both"
+  bool single = false;  // a single-kernel spec ("kernel"): reference and candidate are that kernel
 };
 
 // Checks a spec against its PTX: the file parses, the entry exists (or the module has exactly
@@ -142,9 +143,9 @@ inline std::size_t resolve_kernel(const pair_spec& s, const char* side, const ke
 inline resolved_pair resolve(const pair_spec& s) {
   resolved_pair r;
   r.reference = ptx::parse_file(s.reference.path);
-  r.candidate = ptx::parse_file(s.candidate.path);
+  r.candidate = s.single ? r.reference : ptx::parse_file(s.candidate.path);
   r.reference_entry = detail::resolve_kernel(s, "reference", s.reference, r.reference);
-  r.candidate_entry = detail::resolve_kernel(s, "candidate", s.candidate, r.candidate);
+  r.candidate_entry = s.single ? r.reference_entry : detail::resolve_kernel(s, "candidate", s.candidate, r.candidate);
   for (auto& [name, t] : s.tensors) {
     bool used = false;
     for (auto* k : {&s.reference, &s.candidate})

@@ -88,7 +88,8 @@ class spec_reader {
   }
 
   void read(const nlohmann::json& j, const std::filesystem::path& dir) {
-    only_keys(j, "", {"$schema", "description", "tensors", "scalars", "reference", "candidate", "expect", "culprit", "note"});
+    only_keys(j, "", {"$schema", "description", "tensors", "scalars", "reference", "candidate", "kernel", "expect", "culprit",
+                      "note"});
     if (j.contains("description")) s_.description = text(j["description"], "description");
     if (j.contains("note")) s_.note = text(j["note"], "note");
     if (!j.contains("tensors") || !j["tensors"].is_object() || j["tensors"].empty())
@@ -137,9 +138,16 @@ class spec_reader {
         s_.scalars.emplace(name, sc);
       }
     }
-    if (!j.contains("reference") || !j.contains("candidate")) fail("", "needs \"reference\" and \"candidate\"");
-    s_.reference = kernel(j["reference"], "reference", dir);
-    s_.candidate = kernel(j["candidate"], "candidate", dir);
+    if (j.contains("kernel")) {  // a single-kernel spec (gpueq run, gpueq race)
+      if (j.contains("reference") || j.contains("candidate")) fail("kernel", "give \"kernel\" or \"reference\" and \"candidate\", not both");
+      s_.reference = kernel(j["kernel"], "kernel", dir);
+      s_.candidate = s_.reference;
+      s_.single = true;
+    } else {
+      if (!j.contains("reference") || !j.contains("candidate")) fail("", "needs \"reference\" and \"candidate\" (or \"kernel\")");
+      s_.reference = kernel(j["reference"], "reference", dir);
+      s_.candidate = kernel(j["candidate"], "candidate", dir);
+    }
     if (j.contains("expect")) {
       std::string e = text(j["expect"], "expect");
       for (std::size_t i = 0; i < std::size(expectation_names); ++i)

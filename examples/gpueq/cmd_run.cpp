@@ -1,0 +1,194 @@
+// `gpueq run`: run one kernel of a spec (a single-kernel spec, or one side of a pair) on concrete
+// or symbolic inputs and show or save its outputs.
+//   gpueq run kernel.json                      float32 on seeded random inputs, first values shown
+//   gpueq run kernel.json --inputs in/ --out out/   <tensor>.npy in, <tensor>.npy out
+//   gpueq run pair.json --side candidate --domain symbolic --json
+// Statistics (CTAs, threads, instructions, time) go to stderr. Exit: 0 ran, 2 the run stopped at a
+// deadlock, out-of-bounds or other undefined behaviour, 3 not a structured CTA / unsupported, 4
+// bad input.
+#include "commands.hpp"
+#include "npy.hpp"
+
+#include <gpueq/check/driver.hpp>
+#include <gpueq/check/spec_json.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+
+namespace {
+
+using namespace gpueq;
+
+struct options {
+  std::string spec, side = "reference", domain = "float32", inputs, out;
+  std::uint64_t seed = 1;
+  bool json = false;
+};
+
+std::string npy_descr(check::dtype d) {
+  switch (d) {
+    case check::dtype::f16: return "<f2";
+    case check::dtype::f32: return "<f4";
+    case check::dtype::f64: return "<f8";
+    case check::dtype::s8: return "<i1";
+    case check::dtype::u8: return "<u1";
+    case check::dtype::s16: return "<i2";
+    case check::dtype::u16: return "<u2";
+    case check::dtype::s32: return "<i4";
+    case check::dtype::u32: return "<u4";
+    case check::dtype::s64: return "<i8";
+    case check::dtype::u64: return "<u8";
+    case check::dtype::bf16: return "<f4";  // numpy has no bfloat16: written widened to float32
+  }
+  return "<f4";
+}
+
+int exit_for(const exec::run_error& e) {
+  switch (e.kind) {
+    case exec::error_kind::not_structured: case exec::error_kind::unsupported: case exec::error_kind::domain:
+      return cli::exit_unknown;
+    default: return cli::exit_race;
+  }
+}
+
+int run(const options& o) {
+  check::pair_spec spec = check::load_spec(o.spec);
+  check::resolved_pair pair = check::resolve(spec);
+  if (o.side != "reference" && o.side != "candidate") throw std::runtime_error("--side is reference or candidate");
+  bool cand = o.side == "candidate" && !spec.single;
+  const ptx::module& m = cand ? pair.candidate : pair.reference;
+  std::size_t entry = cand ? pair.candidate_entry : pair.reference_entry;
+  const check::kernel_spec& k = cand ? spec.candidate : spec.reference;
+
+  // Inputs: .npy files, or seeded random values in [-1, 1] (small integers for integer tensors).
+  std::map<std::string, std::vector<double>> in;
+  std::uint64_t state = o.seed * 0x9e3779b97f4a7c15ull + 1;
+  auto next = [&] {
+    state = support::mix64(state + 0x632be59bd9b4e019ull);
+    return static_cast<double>(state >> 11) / static_cast<double>(1ull << 53) * 2 - 1;
+  };
+  auto fill = [&](const std::string& name, std::uint64_t n, std::optional<check::dtype> type) {
+    std::vector<double> v(n);
+    std::filesystem::path file = std::filesystem::path(o.inputs) / (name + ".npy");
+    if (!o.inputs.empty()) {
+      cli::npy::array a = cli::npy::read(file.string());
+      if (a.values.size() != n)
+        throw std::runtime_error(file.string() + ": holds " + std::to_string(a.values.size()) + " values, the spec says " + std::to_string(n));
+      v = a.values;
+    } else {
+      for (auto& x : v) x = next();
+    }
+    for (auto& x : v)
+      x = !type || check::is_float(*type) ? exec::floats::round_to(x, type ? check::rkind_of(*type) : exec::rkind::f32)
+                                          : std::round(o.inputs.empty() ? x * 8 : x);
+    in[name] = std::move(v);
+  };
+  for (auto& [name, t] : spec.tensors)
+    if (t.use != check::role::output) fill(name, t.elements(), t.type);
+  for (auto& [name, s] : spec.scalars)
+    if (s.symbolic) fill(name, 1, s.type);
+  auto source = [&](const exec::input_ref& r) -> double {
+    auto it = in.find(std::string(r.name));
+    return it != in.end() && r.element < it->second.size() ? it->second[r.element] : 0.0;
+  };
+
+  auto t0 = std::chrono::steady_clock::now();
+  std::map<std::string, std::vector<std::optional<double>>> values;
+  std::map<std::string, std::vector<std::optional<std::string>>> texts;
+  std::optional<exec::run_error> error;
+  std::uint64_t steps = 0;
+  std::uint32_t ctas = 0;
+  ptx::module lifted = m;
+  ptx::lift(lifted);
+  if (o.domain == "float32") {
+    exec::program p = exec::decode(m, m.functions[entry]);
+    exec::float32_domain d(source);
+    auto g = check::run_grid(d, p, spec, k);
+    values = std::move(g.values);
+    error = g.error, steps = g.steps, ctas = g.ctas;
+  } else if (o.domain == "rational") {
+    exec::program p = exec::decode(lifted, lifted.functions[entry]);
+    exec::exact_domain d([&](const exec::input_ref& r) { return support::rational(source(r)); });
+    auto g = check::run_grid(d, p, spec, k);
+    for (auto& [name, vals] : g.values)
+      for (auto& v : vals) values[name].push_back(v ? std::optional<double>(v->convert_to<double>()) : std::nullopt);
+    error = g.error, steps = g.steps, ctas = g.ctas;
+  } else if (o.domain == "symbolic") {
+    if (!o.out.empty()) throw std::runtime_error("--out writes numbers: use --domain float32 or rational");
+    exec::program p = exec::decode(lifted, lifted.functions[entry]);
+    term::store s;
+    auto g = check::run_symbolic(s, p, spec, k);
+    for (auto& [name, vals] : g.values)
+      for (auto& v : vals) texts[name].push_back(v ? std::optional<std::string>(check::detail::short_text(s, *v, 2000)) : std::nullopt);
+    error = g.error, steps = g.steps, ctas = g.ctas;
+  } else {
+    throw std::runtime_error("--domain is float32, rational or symbolic");
+  }
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::cerr << ctas << " CTA(s) of " << k.block[0] * k.block[1] * k.block[2] << " threads, " << steps
+            << " thread-instructions, " << secs << " s (" << o.domain << ")\n";
+  if (error) {
+    std::cout << error->message << "\n";
+    return exit_for(*error);
+  }
+  // Unwritten output elements are 0 (inout ones already hold their inputs).
+  if (!o.out.empty()) {
+    std::filesystem::create_directories(o.out);
+    for (auto& [name, vals] : values) {
+      std::vector<double> v;
+      for (auto& x : vals) v.push_back(x.value_or(0.0));
+      const auto& t = spec.tensors.at(name);
+      cli::npy::write((std::filesystem::path(o.out) / (name + ".npy")).string(), npy_descr(t.type), t.shape, v);
+    }
+  }
+  if (o.json) {
+    nlohmann::json j;
+    for (auto& [name, vals] : values)
+      for (auto& x : vals) j["outputs"][name].push_back(x ? nlohmann::json(*x) : nlohmann::json(nullptr));
+    for (auto& [name, vals] : texts)
+      for (auto& x : vals) j["outputs"][name].push_back(x ? nlohmann::json(*x) : nlohmann::json(nullptr));
+    j["stats"] = {{"ctas", ctas}, {"thread_instructions", steps}, {"seconds", secs}, {"domain", o.domain}};
+    std::cout << j.dump(1) << "\n";
+    return cli::exit_ok;
+  }
+  for (auto& [name, vals] : values) {
+    std::cout << name << ":";
+    for (std::size_t i = 0; i < vals.size() && i < 8; ++i)
+      std::cout << " " << (vals[i] ? std::to_string(*vals[i]) : std::string("(unwritten)"));
+    std::cout << (vals.size() > 8 ? " ..." : "") << "\n";
+  }
+  for (auto& [name, vals] : texts)
+    for (std::size_t i = 0; i < vals.size() && i < 4; ++i)
+      std::cout << name << "[" << i << "] = " << (vals[i] ? *vals[i] : std::string("(unwritten)")) << "\n";
+  if (!o.out.empty()) std::cout << "outputs written to " << o.out << "\n";
+  return cli::exit_ok;
+}
+
+cli::registrar reg("run", [](CLI::App& app) -> cli::runner {
+  auto o = std::make_shared<options>();
+  auto* c = app.add_subcommand("run", "Run one kernel on concrete or symbolic inputs");
+  c->add_option("spec", o->spec, "A single-kernel spec (\"kernel\") or a pair spec")->required();
+  c->add_option("--side", o->side, "For a pair spec: reference (default) or candidate");
+  c->add_option("--domain", o->domain, "float32 (default: what the GPU computes), rational (exact) or symbolic");
+  c->add_option("--inputs", o->inputs, "Read <tensor>.npy for every input and inout tensor (and symbolic scalar)");
+  c->add_option("--seed", o->seed, "Random inputs in [-1, 1] from this seed (default 1) when --inputs is not given");
+  c->add_option("--out", o->out, "Write <tensor>.npy for every output and inout tensor");
+  c->add_flag("--json", o->json, "Print the outputs and statistics as JSON");
+  c->footer("Exit: 0 ran, 2 deadlock/out-of-bounds/undefined behaviour, 3 not a structured CTA or unsupported, 4 bad input.");
+  return [c, o]() -> int {
+    if (!c->parsed()) return cli::exit_ok;
+    try {
+      return run(*o);
+    } catch (const std::exception& e) {
+      std::cerr << e.what() << "\n";
+      return cli::exit_bad_input;
+    }
+  };
+});
+
+}  // namespace
