@@ -110,6 +110,8 @@ expect(check_single 4 "no pair to check" check ${K}/softmax/softmax_online.kerne
 expect(race_clean 0 "race-free and well-synchronized" race ${K}/softmax/softmax_online.kernel.json)
 expect(race_named 2 "mirror_early_release.ptx \\(candidate\\): racy.*WAR race on shared mirror_early_release::buf"
        race ${K}/named_barriers/ref_vs_early_release.pair.json)
+expect(race_inter_cta 2 "inter-CTA race: y\\[[0-9]+\\] is written by CTA \\(1,0,0\\) and written by CTA \\(0,0,0\\)"
+       race tests/cli/inputs/softmax_two_ctas.kernel.json)
 expect(race_deadlock 2 "deadlock" race ${K}/named_barriers/ref_vs_producer_short.pair.json)
 
 math(EXPR passed "${cases} - ${failures}")

@@ -16,6 +16,8 @@
 #include <gpueq/race.hpp>
 #include <gpueq/term/print.hpp>
 
+#include <boost/unordered/unordered_flat_map.hpp>
+
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -97,13 +99,65 @@ struct observed_cta {
   explicit observed_cta(race::options o) : ctx(o) {}
 };
 
+// Inter-CTA races on global memory (L&T's global non-interference): CTAs run one after another,
+// so the race context cannot see two CTAs meet; instead every global word remembers the CTAs
+// that wrote and read it, and a word written by one CTA and touched by another is a race (its
+// final value, or what the other CTA read, depends on the order of the CTAs).
+class grid_footprint {
+ public:
+  void cta(std::uint32_t index, exec::dim3 id) {
+    cta_ = index;
+    ids_.push_back(id);
+  }
+  void access(const exec::access& a, const exec::run_info& info) {
+    if (info.regions[a.region].space != exec::memory_space::global || conflict_) return;
+    bool write = a.kind != exec::access_kind::read;
+    for (std::uint64_t w = a.offset >> 2; w <= (a.offset + a.width - 1) >> 2; ++w) {
+      word& x = words_[(std::uint64_t{a.region} << 44) | w];
+      std::int64_t other = -1;
+      bool other_wrote = false;
+      if (write) {
+        if (x.writer >= 0 && x.writer != cta_) other = x.writer, other_wrote = true;
+        else if (x.many_readers || (x.reader >= 0 && x.reader != cta_)) other = x.reader;
+        x.writer = cta_;
+      } else {
+        if (x.writer >= 0 && x.writer != cta_) other = x.writer, other_wrote = true;
+        if (x.reader < 0) x.reader = cta_;
+        else if (x.reader != cta_) x.many_readers = true;
+      }
+      if (other >= 0 && !conflict_) {
+        const auto& r = info.regions[a.region];
+        std::uint64_t unit = r.element_bytes ? r.element_bytes : 4;
+        conflict_ = r.name + "[" + std::to_string((w << 2) / unit) + "] is " + (write ? "written" : "read") + " by CTA " +
+                    cta_name(ids_[cta_]) + " and " + (other_wrote ? "written" : "read") + " by CTA " +
+                    cta_name(ids_[static_cast<std::size_t>(other)]) + " (the result depends on the order of the CTAs)";
+      }
+    }
+  }
+  const std::optional<std::string>& conflict() const { return conflict_; }
+
+ private:
+  struct word {
+    std::int32_t writer = -1, reader = -1;
+    bool many_readers = false;
+  };
+  boost::unordered_flat_map<std::uint64_t, word> words_;
+  std::int32_t cta_ = 0;
+  std::vector<exec::dim3> ids_;
+  std::optional<std::string> conflict_;
+};
+
 struct recording_observer {
   observed_cta* cta = nullptr;
+  grid_footprint* grid = nullptr;
   void on_start(const exec::run_info& i) {
     cta->info = i;
     cta->ctx.on_start(i);
   }
-  void on_access(const exec::access& a) { cta->ctx.on_access(a); }
+  void on_access(const exec::access& a) {
+    cta->ctx.on_access(a);
+    grid->access(a, cta->info);
+  }
   void on_barrier_register(const exec::barrier_registration& r, exec::barrier_key k, std::uint32_t g, std::uint32_t e) {
     cta->ctx.on_barrier_register(r, k, g, e);
   }
@@ -140,9 +194,15 @@ inline side_report run_side(term::store& s, const ptx::module& lifted, std::size
   std::vector<race::source_line> lines = race::source_lines(lifted, lifted.functions[entry]);
   if (options.check_races) {
     detail::observed_cta cta(options.race);
-    detail::recording_observer obs{&cta};
+    detail::grid_footprint grid;
+    detail::recording_observer obs{&cta, &grid};
+    std::uint32_t index = 0;
     out = run_symbolic<detail::recording_observer>(
-        s, p, spec, k, [&](const exec::dim3&) -> detail::recording_observer& { return obs; },
+        s, p, spec, k,
+        [&](const exec::dim3& c) -> detail::recording_observer& {
+          grid.cta(index++, c);
+          return obs;
+        },
         [&](const exec::dim3& c, detail::recording_observer&) {
           const race::report& rep = cta.ctx.result();
           if (!rep.clean() && r.race_text.empty()) {
@@ -152,6 +212,7 @@ inline side_report run_side(term::store& s, const ptx::module& lifted, std::size
           }
         },
         engine);
+    if (grid.conflict()) r.conflicts.insert(r.conflicts.begin(), *grid.conflict());
   } else {
     out = run_symbolic(s, p, spec, k, {}, {}, engine);
   }
@@ -159,7 +220,7 @@ inline side_report run_side(term::store& s, const ptx::module& lifted, std::size
   r.failed_cta = out.failed_cta;
   r.steps = out.steps;
   r.ctas = out.ctas;
-  r.conflicts = out.conflicts;
+  r.conflicts.insert(r.conflicts.end(), out.conflicts.begin(), out.conflicts.end());
   return r;
 }
 
