@@ -48,7 +48,13 @@ inline bool meets(verdict v, expectation e) {
 }
 
 struct check_options {
-  compare_options compare;
+  // Stop at the first differing element (as `gpueq check` does without --all): deciding every
+  // element of a pair that differs everywhere means a counterexample search per element.
+  compare_options compare = [] {
+    compare_options c;
+    c.stop_at_first_difference = true;
+    return c;
+  }();
   race::options race;
   bool check_races = true;
   exec::engine_options engine;  // race.warp_synchronous also runs warps in lockstep
