@@ -27,6 +27,7 @@ using namespace gpueq;
 struct options {
   std::vector<std::string> files;
   std::string counterexample_file;
+  bool json = false;
   bool expect = false, all = false, no_race = false, warp_synchronous = false, quiet = false;
 };
 
@@ -58,6 +59,36 @@ std::optional<check::verdict> check_one(const std::string& file, const options& 
     co.race.warp_synchronous = o.warp_synchronous;
     co.compare.stop_at_first_difference = !o.all;
     check::check_result r = check::check_pair(spec, pair, co);
+    if (o.json) {
+      nlohmann::json j;
+      j["pair"] = file;
+      j["verdict"] = check::name(r.v);
+      j["summary"] = r.summary;
+      j["differences"] = r.examples;
+      for (auto* side : {&r.reference, &r.candidate}) {
+        nlohmann::json& js = j[side->name];
+        js["ctas"] = side->ctas;
+        js["thread_instructions"] = side->steps;
+        if (side->error) js["error"] = {{"kind", exec::name(side->error->kind)}, {"message", side->error->message}};
+        if (!side->race_text.empty()) js["races"] = side->race_text;
+        if (!side->conflicts.empty()) js["inter_cta"] = side->conflicts;
+      }
+      if (r.compared)
+        j["elements"] = {{"total", r.compared->elements}, {"equal", r.compared->equal}, {"different", r.compared->different},
+                         {"unknown", r.compared->unknown}, {"written_by_one", r.compared->written_by_one},
+                         {"unwritten", r.compared->unwritten}};
+      if (r.counterexample)
+        j["counterexample"] = {{"tensor", r.counterexample->tensor}, {"index", r.counterexample->index},
+                               {"real_reference", r.counterexample->real_reference},
+                               {"real_candidate", r.counterexample->real_candidate}};
+      if (r.float32)
+        j["float32"] = {{"max_abs", r.float32->max_abs}, {"max_rel", r.float32->max_rel}, {"elements", r.float32->elements},
+                        {"worst", r.float32->worst}};
+      j["seconds"] = {{"run", r.run_seconds}, {"decide", r.decide_seconds}};
+      j["terms"] = r.terms;
+      std::cout << j.dump(1) << "\n";
+      return r.v;
+    }
     if (!o.quiet || o.expect) {
       std::cout << file << ": " << check::name(r.v) << "\n";
       if (!o.quiet) {
@@ -87,6 +118,9 @@ std::optional<check::verdict> check_one(const std::string& file, const options& 
             std::cout << "  input written to " << o.counterexample_file << "\n";
           }
         }
+        if (r.float32)
+          std::cout << "  float32 on random inputs: max |difference| " << r.float32->max_abs << " (at " << r.float32->worst
+                    << "), max relative " << r.float32->max_rel << " over " << r.float32->elements << " elements\n";
         std::cout << "  (run " << seconds(r.run_seconds) << ", decide " << seconds(r.decide_seconds) << ", "
                   << r.reference.steps + r.candidate.steps << " thread-instructions, " << r.terms << " terms)\n";
       }
@@ -142,6 +176,7 @@ cli::registrar reg("check", [](CLI::App& app) -> cli::runner {
               "Legacy pre-Volta mode: threads of one warp never race with each other");
   c->add_option("--counterexample", o->counterexample_file,
                  "Write the input on which the kernels differ (every input tensor, as JSON) to this file");
+  c->add_flag("--json", o->json, "Print each pair's report as JSON");
   c->add_flag("-q,--quiet", o->quiet, "Print only the verdict line");
   c->footer(
       "Exit status: 0 equivalent, 1 not equivalent, 2 race/deadlock/out-of-bounds, 3 unknown, 4 bad input.\n"

@@ -58,6 +58,7 @@ struct check_options {
   race::options race;
   bool check_races = true;
   exec::engine_options engine;  // race.warp_synchronous also runs warps in lockstep
+  bool float32_report = true;    // run both kernels in float32 too (check_result::float32)
 };
 
 struct side_report {
@@ -92,6 +93,14 @@ struct check_result {
   std::optional<comparison> compared;
   std::vector<std::string> examples;  // differing elements: both expressions, truncated
   std::optional<counterexample_report> counterexample;
+  // Side report: both kernels run in float32 on the same seeded random inputs (what users see on
+  // a GPU next to the proof). Empty when either float32 run failed.
+  struct float32_report {
+    double max_abs = 0, max_rel = 0;  // over every element both kernels write
+    std::uint64_t elements = 0;
+    std::string worst;  // tensor[index] of the largest absolute difference
+  };
+  std::optional<float32_report> float32;
   double run_seconds = 0, decide_seconds = 0;
   std::size_t terms = 0;
 };
@@ -303,6 +312,52 @@ inline counterexample_report replay(const pair_spec& spec, const resolved_pair& 
   return r;
 }
 
+// Runs both (unlifted) kernels in float32 on seeded random inputs in [-1, 1] and compares.
+inline std::optional<check_result::float32_report> float32_difference(const pair_spec& spec, const resolved_pair& pair,
+                                                                      std::uint64_t seed = 1) {
+  std::map<std::string, std::vector<double>> in;
+  for (auto& [name, t] : spec.tensors) {
+    auto& v = in[name];
+    v.resize(t.use == role::output ? 0 : t.elements());
+    for (auto& x : v) {
+      seed = support::mix64(seed + 0x632be59bd9b4e019ull);
+      x = detail::format_value((static_cast<double>(seed >> 11) / static_cast<double>(1ull << 53) * 2 - 1) * (is_float(t.type) ? 1 : 8),
+                               t.type);
+    }
+  }
+  for (auto& [name, sc] : spec.scalars)
+    if (sc.symbolic) in[name] = {0.75};
+  auto source = [&](const exec::input_ref& r) {
+    auto it = in.find(std::string(r.name));
+    return it != in.end() && r.element < it->second.size() ? it->second[r.element] : 0.0;
+  };
+  auto run = [&](const ptx::module& m, std::size_t entry, const kernel_spec& k) {
+    exec::program p = exec::decode(m, m.functions[entry]);
+    exec::float32_domain d(source);
+    return run_grid(d, p, spec, k);
+  };
+  auto a = run(pair.reference, pair.reference_entry, spec.reference);
+  auto b = run(pair.candidate, pair.candidate_entry, spec.candidate);
+  if (a.error || b.error) return std::nullopt;
+  check_result::float32_report r;
+  for (auto& [name, va] : a.values) {
+    const auto& vb = b.values.at(name);
+    for (std::size_t i = 0; i < va.size(); ++i) {
+      if (!va[i] || !vb[i]) continue;
+      ++r.elements;
+      double d = std::fabs(*va[i] - *vb[i]);
+      if (std::isnan(d)) d = INFINITY;
+      if (d > r.max_abs || r.worst.empty()) {
+        r.max_abs = std::max(r.max_abs, d);
+        r.worst = name + "[" + std::to_string(i) + "]";
+      }
+      double scale = std::max(std::fabs(*va[i]), std::fabs(*vb[i]));
+      if (scale > 0) r.max_rel = std::max(r.max_rel, d / scale);
+    }
+  }
+  return r;
+}
+
 // Checks a resolved pair (see check::resolve). The modules are lifted here (copies).
 inline check_result check_pair(const pair_spec& spec, const resolved_pair& pair, const check_options& options = {}) {
   check_result res;
@@ -337,6 +392,7 @@ inline check_result check_pair(const pair_spec& spec, const resolved_pair& pair,
       return res;
     }
 
+  if (options.float32_report) res.float32 = float32_difference(spec, pair);
   auto t1 = std::chrono::steady_clock::now();
   comparison c = compare(s, rr.values, cr.values, options.compare);
   res.decide_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();

@@ -39,6 +39,13 @@
 #include <string>
 #include <vector>
 
+// GCC 12 reports -Wrestrict false positives inside std::string concatenation (GCC bug 105329)
+// in the error messages below.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wrestrict"
+#endif
+
 namespace gpueq::exec {
 
 struct engine_options {
@@ -462,7 +469,9 @@ class engine {
     try {
       return f();
     } catch (const domain_error& e) {
-      fail_at(error_kind::not_structured, t, e.what());
+      // Symbolically, a value the domain cannot form comes from asking a symbolic value for
+      // something concrete; concretely (exp in rationals, division by zero) it is the value itself.
+      fail_at(D::symbolic ? error_kind::not_structured : error_kind::domain, t, e.what());
     } catch (const term::term_error& e) {
       fail_at(error_kind::domain, t, e.what());
     }
@@ -665,8 +674,8 @@ class engine {
       case op::atom: case op::red: return atomic(t, x, pc);
       case op::cp_async: return cp_async(t, x, pc);
       case op::cp_async_commit_group: ++copy_group_[t]; return;
-      case op::cp_async_wait_group: return cp_async_wait(t, to_bits(read(t, x.ops[0]), t));
-      case op::cp_async_wait_all: return cp_async_wait(t, 0);
+      case op::cp_async_wait_group: return cp_async_wait(t, to_bits(read(t, x.ops[0]), t), false);
+      case op::cp_async_wait_all: return cp_async_wait(t, 0, true);
       case op::setp: return setp(t, x);
       case op::selp: return selp(t, x);
       case op::set: return set(t, x);
@@ -1252,7 +1261,7 @@ class engine {
     const auto& order = space == ptx::state_space::shared ? shared_order_ : global_order_;
     // The region whose base is the largest not above addr.
     auto it = std::upper_bound(order.begin(), order.end(), addr,
-                               [&](std::uint64_t a, std::uint32_t i) { return a < regions_[i].base; });
+                               [&](std::uint64_t a, std::uint32_t index) { return a < regions_[index].base; });
     std::uint32_t from = where_to.provenance;
     auto past_end = [&](const region<real>& r, std::int64_t off, const std::string& lands) {
       std::uint32_t unit = r.element_bytes > 1 ? r.element_bytes : std::max<std::uint32_t>(width, 1);
@@ -1485,13 +1494,14 @@ class engine {
     }
   }
 
-  // Lands this thread's copies of every committed group but the newest `keep` ones.
-  void cp_async_wait(std::uint32_t t, std::uint64_t keep) {
+  // Lands this thread's copies of every committed group but the newest `keep` ones (wait_all:
+  // every copy, committed or not). Copies not yet committed never land at a wait_group.
+  void cp_async_wait(std::uint32_t t, std::uint64_t keep, bool all) {
     std::uint64_t committed = copy_group_[t];
     auto& cs = copies_[t];
     std::vector<pending_copy> rest;
     for (auto& c : cs) {
-      bool land = keep == 0 || c.group + keep < committed;
+      bool land = all || c.group + keep < committed;
       if (!land) {
         rest.push_back(std::move(c));
         continue;
@@ -1556,12 +1566,16 @@ class engine {
     } else {
       // Per-warp counting: a warp whose non-exited threads have all registered counts as a whole
       // warp; a warp still arriving counts its registered threads.
-      std::vector<std::uint32_t> per_warp(warps_, 0);
-      for (auto& r : bar.regs) ++per_warp[r.thread / warp_size];
+      // (A registrant that has exited since, e.g. after bar.arrive, still counts as arrived.)
+      std::vector<std::uint32_t> per_warp(warps_, 0), live_registered(warps_, 0);
+      for (auto& r : bar.regs) {
+        ++per_warp[r.thread / warp_size];
+        live_registered[r.thread / warp_size] += status_[r.thread] != status::exited;
+      }
       arrived = 0;
       for (std::uint32_t w = 0; w < warps_; ++w) {
         if (!per_warp[w]) continue;
-        arrived += per_warp[w] == live_in_warp(w) ? warp_size : per_warp[w];
+        arrived += live_registered[w] == live_in_warp(w) ? warp_size : per_warp[w];
       }
       if (arrived < bar.expected) return;
       if (arrived > bar.expected)
@@ -2078,3 +2092,7 @@ class engine {
 };
 
 }  // namespace gpueq::exec
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif

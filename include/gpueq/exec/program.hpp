@@ -12,6 +12,7 @@
 #include <boost/container/small_vector.hpp>
 #include <boost/unordered/unordered_flat_map.hpp>
 
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -270,7 +271,25 @@ class decoder {
       }
     }
     if (!x.types.empty()) x.type = x.types.back();
+    // `.lo`/`.hi` are both multiply halves and unsigned comparisons; on a comparison they compare
+    // (`.ls`/`.hs` are only comparisons).
+    if ((x.op == ptx::opcode::setp || x.op == ptx::opcode::set) && !x.has_cmp && (x.has(flag::lo) || x.has(flag::hi))) {
+      x.cmp = x.has(flag::lo) ? cmp_op::lo : cmp_op::hi;
+      x.has_cmp = true;
+    }
     for (auto& o : i.operands) x.ops.push_back(operand(o, i));
+    // A 0d immediate on an f32 operation (or 0f on f64) is converted, as ptxas does, so the
+    // engine can read every float immediate as bits of the operation's format.
+    vtype source = x.type;  // for cvt the source type, the operand an immediate can be
+    for (auto& o : x.ops)
+      if (o.k == xoperand::kind::imm && o.imm_float) {
+        bool is_f64 = o.base_symbol;
+        if (source == vtype::f32 && is_f64)
+          o.imm = std::bit_cast<std::uint32_t>(static_cast<float>(std::bit_cast<double>(o.imm)));
+        else if (source == vtype::f64 && !is_f64)
+          o.imm = std::bit_cast<std::uint64_t>(static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(o.imm))));
+        o.base_symbol = false;
+      }
     return x;
   }
 
