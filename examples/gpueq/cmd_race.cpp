@@ -21,6 +21,7 @@ using namespace gpueq;
 struct options {
   std::string spec;
   bool warp_synchronous = false;
+  bool witness = false;
 };
 
 int run(const options& o) {
@@ -46,6 +47,18 @@ int run(const options& o) {
       worst = std::max(worst, unknown ? int(cli::exit_unknown) : int(cli::exit_race));
     } else if (!r.race_text.empty()) {
       std::cout << (r.race_free ? "not well-synchronized" : "racy") << "\n" << r.race_text;
+      if (o.witness)
+        for (std::size_t g = 0; g < r.races.size() && g < 3; ++g) {
+          const auto& ex = r.races[g].example;
+          check::race_witness w = check::witness(spec, cand ? pair.candidate : pair.reference,
+                                                 cand ? pair.candidate_entry : pair.reference_entry, k, *r.race_cta, ex);
+          std::cout << "  witness for threads " << ex.first.thread << " and " << ex.second.thread << ": ";
+          if (w.differs)
+            std::cout << "under " << w.schedule_a << " " << w.where << " = " << w.a << "; under " << w.schedule_b << " "
+                      << w.where << " = " << w.b << " (float32, seeded random inputs)\n";
+          else
+            std::cout << w.note << "\n";
+        }
       worst = std::max(worst, int(cli::exit_race));
     } else if (!r.conflicts.empty()) {
       std::cout << "inter-CTA race: " << r.conflicts.front() << "\n";
@@ -61,6 +74,9 @@ cli::registrar reg("race", [](CLI::App& app) -> cli::runner {
   auto o = std::make_shared<options>();
   auto* c = app.add_subcommand("race", "Prove kernels free of data races and deadlocks, or report them");
   c->add_option("spec", o->spec, "A single-kernel spec (\"kernel\") or a pair spec (both kernels)")->required();
+  c->add_flag("--witness", o->witness,
+              "For the first race groups, replay the CTA in float32 under two schedules that order the racing accesses "
+              "differently and show an output that changes");
   c->add_flag("--warp-synchronous", o->warp_synchronous, "Legacy pre-Volta mode: threads of one warp run in lockstep and never race");
   c->footer("Exit: 0 race-free, 2 race/deadlock/barrier error/undefined behaviour, 3 not a structured CTA, 4 bad input.");
   return [c, o]() -> int {

@@ -112,6 +112,8 @@ expect(race_named 2 "mirror_early_release.ptx \\(candidate\\): racy.*WAR race on
        race ${K}/named_barriers/ref_vs_early_release.pair.json)
 expect(race_inter_cta 2 "inter-CTA race: y\\[[0-9]+\\] is written by CTA \\(1,0,0\\) and written by CTA \\(0,0,0\\)"
        race tests/cli/inputs/softmax_two_ctas.kernel.json)
+expect(race_witness 2 "witness for threads 0 and 1: under round robin .* out\\[0\\] = [-0-9.e]+; under round robin with thread 1 moved ahead of thread 0 out\\[0\\] = "
+       race --witness ${K}/reduction/v1_vs_v5.pair.json)
 expect(race_deadlock 2 "deadlock" race ${K}/named_barriers/ref_vs_producer_short.pair.json)
 
 math(EXPR passed "${cases} - ${failures}")

@@ -18,6 +18,8 @@
 
 #include <boost/unordered/unordered_flat_map.hpp>
 
+#include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -66,6 +68,8 @@ struct side_report {
   std::optional<exec::run_error> error;
   std::optional<exec::dim3> failed_cta;
   std::string race_text;  // formatted race/barrier report when not clean
+  std::vector<race::race_group> races;  // of the first CTA with a problem (race_cta)
+  std::optional<exec::dim3> race_cta;
   bool race_free = true, well_synchronized = true;
   std::uint64_t steps = 0;
   std::uint32_t ctas = 0;
@@ -224,6 +228,8 @@ inline side_report run_side(term::store& s, const ptx::module& lifted, std::size
             r.race_free = rep.race_free();
             r.well_synchronized = rep.well_synchronized();
             r.race_text = "CTA " + cta_name(c) + ":\n" + race::format(rep, cta.info, lines);
+            r.races = rep.races;
+            r.race_cta = c;
           }
         },
         engine);
@@ -356,6 +362,99 @@ inline std::optional<check_result::float32_report> float32_difference(const pair
     }
   }
   return r;
+}
+
+// A witness for a race: the CTA run in float32 on seeded random inputs under two schedules, the
+// default round robin (the racing accesses in the order the report gives) and the same with the
+// second thread moved just ahead of the first (so its access, in the same barrier segment, comes
+// first). Different final outputs show the race is harmful.
+struct race_witness {
+  std::string schedule_a, schedule_b;
+  bool differs = false;
+  std::string where;         // the first output element that differs
+  double a = 0, b = 0;       // its values under the two schedules
+  std::string note;          // a run that failed, or why nothing differs
+};
+
+inline race_witness witness(const pair_spec& spec, const ptx::module& m, std::size_t entry, const kernel_spec& k,
+                            const exec::dim3& cta, const race::race& r) {
+  race_witness w;
+  kernel_spec one = k;
+  one.ctas = {cta};
+  std::uint32_t n = k.block[0] * k.block[1] * k.block[2];
+  std::vector<std::uint32_t> order;
+  for (std::uint32_t t = 0; t < n; ++t)
+    if (t != r.second.thread) order.push_back(t);
+  order.insert(std::find(order.begin(), order.end(), r.first.thread), r.second.thread);
+  w.schedule_a = "round robin in thread order (thread " + std::to_string(r.first.thread) + " before thread " +
+                 std::to_string(r.second.thread) + ")";
+  w.schedule_b = "round robin with thread " + std::to_string(r.second.thread) + " moved ahead of thread " +
+                 std::to_string(r.first.thread);
+  std::map<std::string, std::vector<double>> in;
+  std::uint64_t seed = 7;
+  for (auto& [name, t] : spec.tensors) {
+    auto& v = in[name];
+    v.resize(t.use == role::output ? 0 : t.elements());
+    for (auto& x : v) {
+      seed = support::mix64(seed + 0x632be59bd9b4e019ull);
+      x = detail::format_value((static_cast<double>(seed >> 11) / static_cast<double>(1ull << 53) * 2 - 1) * (is_float(t.type) ? 1 : 8),
+                               t.type);
+    }
+  }
+  for (auto& [name, sc] : spec.scalars)
+    if (sc.symbolic) in[name] = {0.75};
+  auto source = [&](const exec::input_ref& ref) {
+    auto it = in.find(std::string(ref.name));
+    return it != in.end() && ref.element < it->second.size() ? it->second[ref.element] : 0.0;
+  };
+  exec::program p = exec::decode(m, m.functions[entry]);
+  auto run = [&](std::vector<std::uint32_t> thread_order) {
+    exec::float32_domain d(source);
+    exec::engine_options o;
+    o.thread_order = std::move(thread_order);
+    return run_grid<exec::float32_domain>(d, p, spec, one, {}, {}, o);
+  };
+  auto ga = run({}), gb = run(order);
+  if (ga.error || gb.error) {
+    w.note = "a float32 run stopped: " + (ga.error ? ga.error->message : gb.error->message);
+    return w;
+  }
+  auto same = [&](const auto& x, const auto& y) {
+    for (auto& [name, vx] : x.values)
+      for (std::size_t i = 0; i < vx.size(); ++i) {
+        const auto& vy = y.values.at(name)[i];
+        if (vx[i].has_value() != vy.has_value() || (vx[i] && std::bit_cast<std::uint64_t>(*vx[i]) != std::bit_cast<std::uint64_t>(*vy)))
+          return false;
+      }
+    return true;
+  };
+  if (same(ga, gb)) {
+    // When the second thread already comes first in the order (the run reached the accesses in
+    // later sweeps, after barriers), delay the first thread to the end of every sweep instead.
+    std::vector<std::uint32_t> late;
+    for (std::uint32_t t = 0; t < n; ++t)
+      if (t != r.first.thread) late.push_back(t);
+    late.push_back(r.first.thread);
+    auto gc = run(late);
+    if (!gc.error && !same(ga, gc)) {
+      gb = std::move(gc);
+      w.schedule_b = "round robin with thread " + std::to_string(r.first.thread) + " last in every sweep";
+    }
+  }
+  for (auto& [name, va] : ga.values) {
+    const auto& vb = gb.values.at(name);
+    for (std::size_t i = 0; i < va.size(); ++i)
+      if (va[i].has_value() != vb[i].has_value() || (va[i] && std::bit_cast<std::uint64_t>(*va[i]) != std::bit_cast<std::uint64_t>(*vb[i]))) {
+        w.differs = true;
+        w.where = name + "[" + std::to_string(i) + "]";
+        w.a = va[i].value_or(NAN);
+        w.b = vb[i].value_or(NAN);
+        return w;
+      }
+  }
+  w.note = "the outputs are the same under both schedules on these inputs (the race may not change the outputs, or "
+           "needs another interleaving)";
+  return w;
 }
 
 // Checks a resolved pair (see check::resolve). The modules are lifted here (copies).

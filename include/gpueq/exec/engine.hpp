@@ -62,6 +62,9 @@ struct engine_options {
   // of instructions (1..64) before preempting it. A race-free kernel gives the same outputs under
   // every schedule (the tests check it); this is how they try many.
   std::uint64_t schedule_seed = 0;
+  // Round robin in this thread order instead of 0, 1, 2, ... (a permutation of the CTA's threads;
+  // race witnesses move one thread ahead of another to flip the order of two racing accesses).
+  std::vector<std::uint32_t> thread_order;
 };
 
 struct run_stats {
@@ -342,6 +345,12 @@ class engine {
         for (std::uint32_t t : order)
           for (std::uint64_t k = 1 + random() % 64; k > 0 && status_[t] == status::runnable; --k) {
             step_once(t);
+            moved = true;
+          }
+      } else if (options_.thread_order.size() == n_) {
+        for (std::uint32_t t : options_.thread_order)
+          if (t < n_ && status_[t] == status::runnable) {
+            run_thread(t);
             moved = true;
           }
       } else {
