@@ -27,6 +27,7 @@ using namespace gpueq;
 struct options {
   std::vector<std::string> files;
   std::string counterexample_file;
+  std::uint64_t max_memory = 0;
   bool json = false;
   bool expect = false, all = false, no_race = false, warp_synchronous = false, quiet = false;
 };
@@ -58,6 +59,7 @@ std::optional<check::verdict> check_one(const std::string& file, const options& 
     co.check_races = !o.no_race;
     co.race.warp_synchronous = o.warp_synchronous;
     co.compare.stop_at_first_difference = !o.all;
+    co.engine.max_resident_mib = o.max_memory;
     check::check_result r = check::check_pair(spec, pair, co);
     if (o.json) {
       nlohmann::json j;
@@ -177,6 +179,7 @@ cli::registrar reg("check", [](CLI::App& app) -> cli::runner {
   c->add_option("--counterexample", o->counterexample_file,
                  "Write the input on which the kernels differ (every input tensor, as JSON) to this file");
   c->add_flag("--json", o->json, "Print each pair's report as JSON");
+  c->add_option("--max-memory", o->max_memory, "Stop a kernel's run when the process's resident memory exceeds this many MiB");
   c->add_flag("-q,--quiet", o->quiet, "Print only the verdict line");
   c->footer(
       "Exit status: 0 equivalent, 1 not equivalent, 2 race/deadlock/out-of-bounds, 3 unknown, 4 bad input.\n"

@@ -26,7 +26,7 @@ using namespace gpueq;
 
 struct options {
   std::string spec, side = "reference", domain = "float32", inputs, out;
-  std::uint64_t seed = 1;
+  std::uint64_t seed = 1, max_memory = 0;
   bool json = false;
 };
 
@@ -108,7 +108,9 @@ int run(const options& o) {
   if (o.domain == "float32") {
     exec::program p = exec::decode(m, m.functions[entry]);
     exec::float32_domain d(source);
-    auto g = check::run_grid(d, p, spec, k);
+    exec::engine_options eo;
+    eo.max_resident_mib = o.max_memory;
+    auto g = check::run_grid<exec::float32_domain>(d, p, spec, k, {}, {}, eo);
     values = std::move(g.values);
     error = g.error, steps = g.steps, ctas = g.ctas;
   } else if (o.domain == "rational") {
@@ -122,7 +124,9 @@ int run(const options& o) {
     if (!o.out.empty()) throw std::runtime_error("--out writes numbers: use --domain float32 or rational");
     exec::program p = exec::decode(lifted, lifted.functions[entry]);
     term::store s;
-    auto g = check::run_symbolic(s, p, spec, k);
+    exec::engine_options eo;
+    eo.max_resident_mib = o.max_memory;
+    auto g = check::run_symbolic(s, p, spec, k, {}, {}, eo);
     for (auto& [name, vals] : g.values)
       for (auto& v : vals) texts[name].push_back(v ? std::optional<std::string>(check::detail::short_text(s, *v, 2000)) : std::nullopt);
     error = g.error, steps = g.steps, ctas = g.ctas;
@@ -179,6 +183,7 @@ cli::registrar reg("run", [](CLI::App& app) -> cli::runner {
   c->add_option("--seed", o->seed, "Random inputs in [-1, 1] from this seed (default 1) when --inputs is not given");
   c->add_option("--out", o->out, "Write <tensor>.npy for every output and inout tensor");
   c->add_flag("--json", o->json, "Print the outputs and statistics as JSON");
+  c->add_option("--max-memory", o->max_memory, "Stop when the process's resident memory exceeds this many MiB");
   c->footer("Exit: 0 ran, 2 deadlock/out-of-bounds/undefined behaviour, 3 not a structured CTA or unsupported, 4 bad input.");
   return [c, o]() -> int {
     if (!c->parsed()) return cli::exit_ok;

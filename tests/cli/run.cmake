@@ -106,6 +106,7 @@ expect(run_inputs_wrong_size 4 "x.npy: holds 1 values, the spec says 128"
 expect(run_inputs_missing 4 "cannot open" run ${K}/reduction/v1_vs_v2.pair.json --inputs does/not/exist)
 expect(run_oob 2 "out-of-bounds.*tile\\[128\\]" run ${K}/bugs/stencil_ref_vs_oob.pair.json --side candidate)
 expect(check_single 4 "no pair to check" check ${K}/softmax/softmax_online.kernel.json)
+expect(run_memory_limit 2 "memory limit of 1 MiB exceeded" run ${K}/sgemm/naive_vs_coalesced.pair.json --domain symbolic --max-memory 1)
 # race: both kernels of a pair, or the kernel of a single-kernel spec.
 expect(race_clean 0 "race-free and well-synchronized" race ${K}/softmax/softmax_online.kernel.json)
 expect(race_named 2 "mirror_early_release.ptx \\(candidate\\): racy.*WAR race on shared mirror_early_release::buf"
