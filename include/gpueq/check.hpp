@@ -8,3 +8,4 @@
 #include <gpueq/check/driver.hpp>
 #include <gpueq/check/run.hpp>
 #include <gpueq/check/spec.hpp>
+#include <gpueq/check/spec_check.hpp>

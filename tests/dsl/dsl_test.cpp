@@ -97,8 +97,13 @@ TEST_CASE("compile-time, double, and lowered-term values agree") {
     dsl::tabulate<i, j>(e, f64, ext, [&](std::size_t, double v) { by_double.push_back(v); });
     dsl::tabulate<i, j>(e, lower, ext, [&](std::size_t, term::term_id t) { terms.push_back(t); });
     REQUIRE(by_double.size() == terms.size());
+    // Lowered inputs are named by multi-index, as a kernel run names them.
     canon::evaluator<double> ev(s, [&](term::term_id in) {
-      return support::rational(input_value(s.tensor_name(in), s.input_indices(in)[0]));
+      std::string_view name = s.tensor_name(in);
+      std::size_t cols = name == "A" ? 3 : name == "B" || name == "C" ? 5 : 1;
+      auto idx = s.input_indices(in);
+      std::size_t flat = idx.size() == 2 ? idx[0] * cols + idx[1] : idx[0];
+      return support::rational(input_value(name, flat));
     });
     for (std::size_t n = 0; n < terms.size(); ++n) {
       auto v = ev(terms[n]);

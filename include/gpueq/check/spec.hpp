@@ -87,6 +87,10 @@ struct pair_spec {
   std::optional<expectation> expect;
   std::optional<std::string> culprit;  // "reference", "candidate" or "both"
   bool single = false;  // a single-kernel spec ("kernel"): reference and candidate are that kernel
+  // The reference is a registered specification of this name ("reference": {"spec": NAME}), not a
+  // kernel: check/spec_check.hpp checks the candidate against it. `reference` then mirrors the
+  // candidate, so code that walks both sides sees a kernel.
+  std::optional<std::string> reference_spec;
 };
 
 // Checks a spec against its PTX: the file parses, the entry exists (or the module has exactly
@@ -142,6 +146,13 @@ inline std::size_t resolve_kernel(const pair_spec& s, const char* side, const ke
 
 inline resolved_pair resolve(const pair_spec& s) {
   resolved_pair r;
+  if (s.reference_spec) {  // the reference is a specification: both modules are the candidate's
+    r.candidate = ptx::parse_file(s.candidate.path);
+    r.candidate_entry = detail::resolve_kernel(s, "candidate", s.candidate, r.candidate);
+    r.reference = r.candidate;
+    r.reference_entry = r.candidate_entry;
+    return r;
+  }
   r.reference = ptx::parse_file(s.reference.path);
   r.candidate = s.single ? r.reference : ptx::parse_file(s.candidate.path);
   r.reference_entry = detail::resolve_kernel(s, "reference", s.reference, r.reference);

@@ -145,8 +145,14 @@ class spec_reader {
       s_.single = true;
     } else {
       if (!j.contains("reference") || !j.contains("candidate")) fail("", "needs \"reference\" and \"candidate\" (or \"kernel\")");
-      s_.reference = kernel(j["reference"], "reference", dir);
       s_.candidate = kernel(j["candidate"], "candidate", dir);
+      if (j["reference"].is_object() && j["reference"].contains("spec")) {  // a registered specification
+        only_keys(j["reference"], "reference", {"spec"});
+        s_.reference_spec = text(j["reference"]["spec"], "reference.spec");
+        s_.reference = s_.candidate;
+      } else {
+        s_.reference = kernel(j["reference"], "reference", dir);
+      }
     }
     if (j.contains("expect")) {
       std::string e = text(j["expect"], "expect");

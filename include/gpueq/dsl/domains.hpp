@@ -11,8 +11,10 @@
 
 #include <cmath>
 #include <limits>
+#include <span>
 #include <stdexcept>
 #include <string_view>
+#include <unordered_map>
 
 namespace gpueq::dsl {
 
@@ -122,11 +124,24 @@ struct numeric {
     using std::sqrt;
     return sqrt(a);
   }
-  T rsqrt(const T& a) const { return T(1) / sqrt(a); }
+  T rsqrt(const T& a) const {
+    using std::sqrt;
+    return T(1) / sqrt(a);
+  }
   T tanh(const T& a) const {
     using std::tanh;
     return tanh(a);
   }
+  // let() bindings, once per value of their free indices (cleared by evaluate and tabulate).
+  mutable std::unordered_map<memo_key, T, memo_hash> memo_table{};
+  template <class F>
+  T memo(const memo_key& k, F&& compute) const {
+    if (auto it = memo_table.find(k); it != memo_table.end()) return it->second;
+    T v = compute();
+    memo_table.emplace(k, v);
+    return v;
+  }
+  void clear_memo() const { memo_table.clear(); }
 };
 
 // Exact rationals: the transcendental functions have no rational value.
@@ -157,7 +172,8 @@ struct exact {
   R tanh(const R&) const { none("tanh"); }
 };
 
-// Lowering to terms: input elements are `name[flat index]`, the naming kernels' inputs get.
+// Lowering to terms: input elements are `name[i][j]…` by multi-index and scalars `name`, the
+// names a kernel's symbolic run gives its tensors' elements and symbolic scalars.
 struct lowering {
   term::store& s;
   using value = term::term_id;
@@ -165,6 +181,22 @@ struct lowering {
   term::term_id input(std::string_view name, std::size_t i) const {
     return s.input(name, {static_cast<std::uint32_t>(i)});
   }
+  term::term_id input(std::string_view name, std::size_t, std::span<const std::size_t> at) const {
+    std::array<std::uint32_t, 8> idx{};
+    if (at.size() > idx.size()) throw std::invalid_argument("gpueq::dsl: tensors of rank above 8 are not supported");
+    for (std::size_t k = 0; k < at.size(); ++k) idx[k] = static_cast<std::uint32_t>(at[k]);
+    return s.input(name, std::span<const std::uint32_t>(idx.data(), at.size()));
+  }
+  term::term_id scalar(std::string_view name) const { return s.input(name); }
+  mutable std::unordered_map<memo_key, term::term_id, memo_hash> memo_table{};
+  template <class F>
+  term::term_id memo(const memo_key& k, F&& compute) const {
+    if (auto it = memo_table.find(k); it != memo_table.end()) return it->second;
+    term::term_id v = compute();
+    memo_table.emplace(k, v);
+    return v;
+  }
+  void clear_memo() const { memo_table.clear(); }
   term::term_id add(term::term_id a, term::term_id b) const { return s.add(a, b); }
   term::term_id sub(term::term_id a, term::term_id b) const { return s.sub(a, b); }
   term::term_id mul(term::term_id a, term::term_id b) const { return s.mul(a, b); }

@@ -1,27 +1,35 @@
 // gpueq::dsl — specifications as C++ expressions. An expression is a type (an expression
-// template) built from tensors with compile-time shapes, index variables, arithmetic, the real
-// functions gpueq knows, and reductions over index ranges:
+// template) built from tensors with compile-time shapes, scalar parameters, index variables,
+// arithmetic, the real functions gpueq knows, and reductions over index ranges:
 //
 //   using namespace gpueq::dsl;
-//   constexpr tensor<"x", 8> x;
+//   constexpr tensor<"x", 8> x;  constexpr tensor<"y", 8> y;
 //   constexpr var<'i'> i;  constexpr var<'j'> j;
-//   constexpr auto softmax = exp(x(i)) / sum<j, 0, 8>(exp(x(j)));
+//   constexpr auto softmax = define(y(i), exp(x(i)) / sum<j, 0, 8>(exp(x(j))));
 //
 // The same expression evaluates at compile time (constexpr, in the constexpr_real domain), at run
 // time in any value domain (double, exact rationals) and lowers to terms of the store
-// (domains.hpp), where it meets a kernel's outputs. Let-bindings are plain C++ variables: a
-// sub-expression used twice is one type, and lowering shares it through hash-consing.
+// (domains.hpp), where it meets a kernel's outputs. define(out(i, j), e) names the output tensor
+// an expression fills (the form a specification takes, check/spec_check.hpp).
+//
+// Let-bindings are C++ variables wrapped in let(): `auto mean = let(sum<j, 0, N>(x(j)) / N);`. A
+// plain variable is already shared as a type and, when lowered, through hash-consing; let() also
+// evaluates the binding once per value of its free indices (domains with a memo: numeric and
+// lowering), so a layernorm's mean is not recomputed inside the variance's sum for every element.
 //
 // Misuse is a compile error that says what is wrong: a tensor indexed with the wrong number of
 // indices, or an index used outside a reduction or output that binds it (see tabulate()).
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <span>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -191,9 +199,24 @@ struct access : expr_tag {
     if (!ok) throw_out_of_range();
     return f;
   }
+  // The row-major multi-index (the flat index is checked first, so every part is in range).
+  constexpr std::array<std::size_t, sizeof...(I)> indices(const bindings& b) const {
+    std::array<std::size_t, sizeof...(I)> at{};
+    std::size_t k = 0;
+    std::apply([&](const auto&... ix) { ((at[k++] = static_cast<std::size_t>(ix.at(b))), ...); }, idx);
+    return at;
+  }
+  // A domain that names inputs by multi-index (lowering: the names the kernel run gives) takes
+  // (name, flat, indices); the others take (name, flat).
   template <class D>
   constexpr auto eval(D& d, const bindings& b) const {
-    return d.input(Name.view(), flat(b));
+    std::size_t f = flat(b);
+    if constexpr (requires { d.input(Name.view(), f, std::span<const std::size_t>{}); }) {
+      auto at = indices(b);
+      return d.input(Name.view(), f, std::span<const std::size_t>(at.data(), at.size()));
+    } else {
+      return d.input(Name.view(), f);
+    }
   }
 
  private:
@@ -202,6 +225,71 @@ struct access : expr_tag {
     throw std::out_of_range("gpueq::dsl: tensor '" + std::string(Name.view()) + "' indexed out of its shape");
   }
 };
+
+// A named scalar parameter of the kernel (alpha, eps, …), a real shared with the kernel's
+// symbolic scalar of that name. Domains without scalars read it as input (name, 0).
+template <fixed_string Name>
+struct scalar : expr_tag {
+  static constexpr std::string_view name = Name.view();
+  static constexpr var_set free{};
+  template <class D>
+  constexpr auto eval(D& d, const bindings&) const {
+    if constexpr (requires { d.scalar(Name.view()); }) return d.scalar(Name.view());
+    else return d.input(Name.view(), std::size_t{0});
+  }
+};
+
+// The index variables of a set, in character order.
+template <var_set S>
+constexpr auto chars_of() {
+  constexpr std::size_t n = static_cast<std::size_t>(std::popcount(S.lo) + std::popcount(S.hi));
+  std::array<char, n> out{};
+  std::size_t k = 0;
+  for (unsigned c = 0; c < 128; ++c)
+    if (c < 64 ? (S.lo >> c) & 1 : (S.hi >> (c - 64)) & 1) out[k++] = static_cast<char>(c);
+  return out;
+}
+
+// The key of a memoized let: the node and the values of its free indices.
+struct memo_key {
+  const void* node = nullptr;
+  std::array<long, 4> at{};
+  friend bool operator==(const memo_key&, const memo_key&) = default;
+};
+struct memo_hash {
+  std::size_t operator()(const memo_key& k) const {
+    std::size_t h = std::hash<const void*>{}(k.node);
+    for (long v : k.at) h = (h ^ static_cast<std::size_t>(v)) * 0x100000001b3ull;
+    return h;
+  }
+};
+
+// let(e): e, evaluated once per value of its free indices where the domain memoizes (a domain
+// with memo(key, compute)); elsewhere (constant evaluation, exact) simply e. The memo lives for
+// one evaluate()/tabulate() call, so node addresses identify lets safely.
+template <class E>
+struct let_expr : expr_tag {
+  E e;
+  static constexpr var_set free = E::free;
+  constexpr explicit let_expr(E body) : e(body) {}
+  template <class D>
+  constexpr auto eval(D& d, const bindings& b) const {
+    constexpr auto names = chars_of<E::free>();
+    if constexpr (names.size() <= 4 && requires { d.memo(memo_key{}, [] { return typename D::value{}; }); }) {
+      if (!std::is_constant_evaluated()) {
+        memo_key key{this, {}};
+        for (std::size_t k = 0; k < names.size(); ++k) key.at[k] = b[names[k]];
+        return d.memo(key, [&] { return e.eval(d, b); });
+      }
+    }
+    return e.eval(d, b);
+  }
+};
+
+template <expression E>
+constexpr auto let(E e) {
+  return let_expr<E>(e);
+}
 
 enum class op { add, sub, mul, div, max, min, neg, exp, log, sqrt, rsqrt, tanh };
 
@@ -339,6 +427,8 @@ constexpr auto min_over(Body b) {
 // free indices are bound by `b`.
 template <expression E, class D>
 constexpr auto evaluate(const E& e, D&& domain, const bindings& b = {}) {
+  if constexpr (requires { domain.clear_memo(); })
+    if (!std::is_constant_evaluated()) domain.clear_memo();
   return e.eval(domain, b);
 }
 
@@ -350,6 +440,8 @@ constexpr void tabulate(const E& e, D& domain, std::array<long, sizeof...(Out)> 
   static_assert(E::free.subset_of(bound),
                 "gpueq::dsl: the expression uses an index that no reduction or output binds");
   constexpr char names[] = {decltype(Out)::name...};
+  if constexpr (requires { domain.clear_memo(); })
+    if (!std::is_constant_evaluated()) domain.clear_memo();
   std::array<long, sizeof...(Out)> at{};
   long total = 1;
   for (long left : extents) total *= left;
@@ -363,6 +455,68 @@ constexpr void tabulate(const E& e, D& domain, std::array<long, sizeof...(Out)> 
     for (std::size_t k = 0; k < sizeof...(Out); ++k) b = b.with(names[k], at[k]);
     visit(static_cast<std::size_t>(flat), e.eval(domain, b));
   }
+}
+
+// ---- output definitions ------------------------------------------------------------------------
+// define(y(i, j), e): the output tensor y (its name and shape) is e at every (i, j). The form a
+// specification takes: check::from_dsl turns definitions into a specification of a kernel.
+template <fixed_string Name, class E, char... V>
+struct definition {
+  static constexpr std::string_view name = Name.view();
+  static constexpr std::size_t rank = sizeof...(V);
+  std::array<std::size_t, sizeof...(V)> dims;
+  E e;
+
+  constexpr std::size_t size() const {
+    std::size_t n = 1;
+    for (auto d : dims) n *= d;
+    return n;
+  }
+  // f(flat index, value) for every element, in row-major order.
+  template <class D, class F>
+  constexpr void tabulate(D& d, F&& visit) const {
+    std::array<long, sizeof...(V)> extents{};
+    for (std::size_t k = 0; k < rank; ++k) extents[k] = static_cast<long>(dims[k]);
+    dsl::tabulate<var<V>{}...>(e, d, extents, visit);
+  }
+  // One element, by its flat row-major index.
+  template <class D>
+  constexpr auto at(D& d, std::size_t flat) const {
+    constexpr char names[] = {V...};
+    bindings b;
+    for (std::size_t k = rank; k-- > 0;) {
+      b = b.with(names[k], static_cast<long>(flat % dims[k]));
+      flat /= dims[k];
+    }
+    return dsl::evaluate(e, d, b);
+  }
+};
+
+template <class T>
+inline constexpr bool is_var_v = false;
+template <char C>
+inline constexpr bool is_var_v<var<C>> = true;
+
+template <char... V>
+constexpr bool distinct_chars() {
+  constexpr char names[] = {V..., 0};
+  for (std::size_t a = 0; a < sizeof...(V); ++a)
+    for (std::size_t b = a + 1; b < sizeof...(V); ++b)
+      if (names[a] == names[b]) return false;
+  return true;
+}
+
+template <fixed_string Name, char... V, expression E>
+constexpr auto define(const access<Name, var<V>...>& out, E e) {
+  static_assert(distinct_chars<V...>(), "gpueq::dsl: define() indexes its output with distinct index variables");
+  static_assert(E::free.subset_of((var_set{} | ... | var_set::of(V))),
+                "gpueq::dsl: the expression uses an index that no reduction or output binds");
+  return definition<Name, E, V...>{out.dims, e};
+}
+template <fixed_string Name, class... I, class E>
+  requires(!(is_var_v<I> && ...))
+constexpr auto define(const access<Name, I...>&, E) {
+  static_assert(sizeof...(I) == 0, "gpueq::dsl: define() indexes its output with index variables only, e.g. y(i, j)");
 }
 
 // A closed expression has no free index: evaluate() needs no bindings.

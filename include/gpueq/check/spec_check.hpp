@@ -1,0 +1,282 @@
+// Checking a kernel against a specification instead of a second kernel. A specification gives,
+// in a term store, the terms every output element should equal (inputs named as the kernel's
+// symbolic run names them: tensor[i][j]…, symbolic scalars by name), and the same outputs
+// evaluated in double at concrete inputs (for counterexamples and the float32 report). The DSL
+// (gpueq::dsl, define()) is the usual way to write one: from_dsl() turns output definitions into
+// a specification. The kernel runs exactly as one side of `gpueq check` (check::run_side: race
+// context, run errors, inter-CTA conflicts), the comparison is check::compare, and the result is
+// the check_result of check_pair, with the specification in the place of the reference kernel.
+//
+// Pair specs name a registered specification as their reference ("reference": {"spec": NAME});
+// register_spec() adds a factory under a name, find_spec() looks one up.
+#pragma once
+
+#include <gpueq/check/driver.hpp>
+#include <gpueq/dsl/domains.hpp>
+#include <gpueq/dsl/expr.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace gpueq::check {
+
+// Concrete inputs: a tensor element by name and flat row-major index, or a scalar by name (index 0).
+using input_source = std::function<double(std::string_view name, std::uint64_t flat)>;
+
+struct specification {
+  std::string name, description;
+  // The output tensors, one term per element, built in the store the kernel runs in.
+  std::function<outputs(term::store&)> lower;
+  // The output tensors evaluated in double at concrete inputs.
+  std::function<std::map<std::string, std::vector<double>>(const input_source&)> evaluate;
+};
+
+namespace detail {
+struct source_inputs {
+  const input_source* source;
+  double operator()(std::string_view name, std::size_t i) const { return (*source)(name, i); }
+};
+}  // namespace detail
+
+// A specification from DSL output definitions (dsl::define(y(i), …), one per output tensor).
+template <class... Defs>
+specification from_dsl(std::string name, std::string description, Defs... defs) {
+  specification sp;
+  sp.name = std::move(name);
+  sp.description = std::move(description);
+  sp.lower = [defs...](term::store& s) {
+    outputs out;
+    dsl::lowering lower{s};
+    auto one = [&](const auto& def) {
+      output_values& v = out[std::string(def.name)];
+      v.assign(def.size(), std::nullopt);
+      def.tabulate(lower, [&](std::size_t n, term::term_id t) { v[n] = t; });
+    };
+    (one(defs), ...);
+    return out;
+  };
+  sp.evaluate = [defs...](const input_source& in) {
+    std::map<std::string, std::vector<double>> out;
+    dsl::numeric<double, detail::source_inputs> d{detail::source_inputs{&in}};
+    auto one = [&](const auto& def) {
+      std::vector<double>& v = out[std::string(def.name)];
+      v.assign(def.size(), 0.0);
+      def.tabulate(d, [&](std::size_t n, double x) { v[n] = x; });
+    };
+    (one(defs), ...);
+    return out;
+  };
+  return sp;
+}
+
+// ---- the registry of named specifications -------------------------------------------------------
+using spec_factory = std::function<specification()>;
+
+inline std::map<std::string, spec_factory, std::less<>>& spec_registry() {
+  static std::map<std::string, spec_factory, std::less<>> registry;
+  return registry;
+}
+// Returns true, so that `inline const bool registered = register_spec(…);` registers at start-up.
+inline bool register_spec(std::string name, spec_factory factory) {
+  spec_registry()[std::move(name)] = std::move(factory);
+  return true;
+}
+inline std::optional<specification> find_spec(std::string_view name) {
+  auto& r = spec_registry();
+  if (auto it = r.find(name); it != r.end()) return it->second();
+  return std::nullopt;
+}
+// The specification a pair spec names as its reference; a diagnostic naming the spec file (and
+// the registered names) when there is none.
+inline specification spec_of(const pair_spec& spec) {
+  if (!spec.reference_spec) throw support::diagnostic_error({spec.file, {}, "the reference is a kernel, not a specification"});
+  if (auto sp = find_spec(*spec.reference_spec)) return *sp;
+  std::string known;
+  for (auto& [name, f] : spec_registry()) known += (known.empty() ? "" : ", ") + name;
+  throw support::diagnostic_error({spec.file, {}, "reference.spec: no specification named '" + *spec.reference_spec +
+                                                      "' is registered" + (known.empty() ? "" : " (known: " + known + ")")});
+}
+
+namespace detail {
+
+// The specification's outputs must be the pair spec's output tensors, element for element.
+inline void check_spec_outputs(const pair_spec& spec, const specification& sp, const outputs& want) {
+  auto fail = [&](const std::string& why) {
+    throw support::diagnostic_error({spec.file, {}, "specification '" + sp.name + "': " + why});
+  };
+  for (auto& [name, vals] : want) {
+    auto it = spec.tensors.find(name);
+    if (it == spec.tensors.end() || it->second.use == role::input) fail("defines '" + name + "', which is not an output tensor of the spec");
+    if (it->second.elements() != vals.size())
+      fail("'" + name + "' has " + std::to_string(vals.size()) + " elements, the spec's tensor " + std::to_string(it->second.elements()));
+  }
+  for (auto& [name, t] : spec.tensors)
+    if (t.use != role::input && !want.contains(name)) fail("does not define the output tensor '" + name + "'");
+}
+
+// Seeded random inputs in [-1, 1] rounded to their formats (symbolic scalars 0.75), as
+// float32_difference draws them.
+inline std::map<std::string, std::vector<double>> random_inputs(const pair_spec& spec, std::uint64_t seed) {
+  std::map<std::string, std::vector<double>> in;
+  for (auto& [name, t] : spec.tensors) {
+    auto& v = in[name];
+    v.resize(t.use == role::output ? 0 : t.elements());
+    for (auto& x : v) {
+      seed = support::mix64(seed + 0x632be59bd9b4e019ull);
+      x = format_value((static_cast<double>(seed >> 11) / static_cast<double>(1ull << 53) * 2 - 1) * (is_float(t.type) ? 1 : 8), t.type);
+    }
+  }
+  for (auto& [name, sc] : spec.scalars)
+    if (sc.symbolic) in[name] = {0.75};
+  return in;
+}
+
+inline input_source source_of(const std::map<std::string, std::vector<double>>& tensors,
+                              const std::map<std::string, double>& scalars = {}) {
+  return [&tensors, &scalars](std::string_view name, std::uint64_t i) -> double {
+    if (auto it = tensors.find(std::string(name)); it != tensors.end() && i < it->second.size()) return it->second[i];
+    if (auto it = scalars.find(std::string(name)); it != scalars.end()) return it->second;
+    return 0;
+  };
+}
+
+// The kernel (unlifted) in float32 against the specification in double, on seeded random inputs.
+inline std::optional<check_result::float32_report> spec_float32_difference(const pair_spec& spec, const resolved_pair& pair,
+                                                                           const specification& sp, std::uint64_t seed = 1) {
+  auto in = random_inputs(spec, seed);
+  input_source source = source_of(in);
+  exec::program p = exec::decode(pair.candidate, pair.candidate.functions[pair.candidate_entry]);
+  exec::float32_domain d([&](const exec::input_ref& r) { return source(r.name, r.element); });
+  auto got = run_grid(d, p, spec, spec.candidate);
+  if (got.error) return std::nullopt;
+  auto want = sp.evaluate(source);
+  check_result::float32_report r;
+  for (auto& [name, vw] : want) {
+    auto it = got.values.find(name);
+    if (it == got.values.end()) continue;
+    for (std::size_t i = 0; i < vw.size() && i < it->second.size(); ++i) {
+      if (!it->second[i]) continue;
+      ++r.elements;
+      double x = *it->second[i], diff = std::fabs(vw[i] - x);
+      if (std::isnan(diff)) diff = INFINITY;
+      if (diff > r.max_abs || r.worst.empty()) {
+        r.max_abs = std::max(r.max_abs, diff);
+        r.worst = name + "[" + std::to_string(i) + "]";
+      }
+      double scale = std::max(std::fabs(vw[i]), std::fabs(x));
+      if (scale > 0) r.max_rel = std::max(r.max_rel, diff / scale);
+    }
+  }
+  return r;
+}
+
+}  // namespace detail
+
+// Checks the candidate kernel of `spec` (resolved in `pair`) against the specification `sp`.
+// The verdict is check_pair's: a run error, race or inter-CTA conflict of the kernel instead of a
+// verdict; not-equivalent with a counterexample whose reference value is the specification
+// evaluated in double and whose candidate value is the kernel run in float32.
+inline check_result check_against_spec(const pair_spec& spec, const resolved_pair& pair, const specification& sp,
+                                       const check_options& options = {}) {
+  check_result res;
+  auto t0 = std::chrono::steady_clock::now();
+  ptx::module cand = pair.candidate;
+  ptx::lift(cand);
+  term::store s;
+  outputs want = sp.lower(s);
+  detail::check_spec_outputs(spec, sp, want);
+  kernel_run cr;
+  res.reference.name = "specification";
+  res.candidate = run_side(s, cand, pair.candidate_entry, spec, spec.candidate, "candidate", cr, options);
+  res.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  res.terms = s.size();
+
+  side_report& k = res.candidate;
+  if (k.error) {
+    res.v = detail::verdict_of(*k.error);
+    res.summary = "candidate kernel, CTA " + cta_name(*k.failed_cta) + ": " + k.error->message;
+    return res;
+  }
+  if (!k.race_text.empty()) {
+    res.v = k.race_free ? verdict::deadlock : verdict::race;
+    res.summary = std::string("candidate kernel is ") + (k.race_free ? "not well-synchronized" : "racy") + ":\n" + k.race_text;
+    return res;
+  }
+  if (!k.conflicts.empty()) {
+    res.v = verdict::race;
+    res.summary = "candidate kernel: two CTAs write one output element (an inter-CTA race): " + k.conflicts.front();
+    return res;
+  }
+
+  if (options.float32_report) res.float32 = detail::spec_float32_difference(spec, pair, sp);
+  auto t1 = std::chrono::steady_clock::now();
+  comparison c = compare(s, want, cr.values, options.compare);
+  res.decide_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  std::uint64_t total = 0;
+  for (auto& [name, vals] : want) total += vals.size();
+  std::string what = std::to_string(total) + " output elements (specification '" + sp.name + "'; candidate: " +
+                     std::to_string(k.ctas) + " CTA(s) of block " + cta_name(spec.candidate.block) + ")";
+  if (c.different) {
+    res.v = verdict::different;
+    res.summary = c.elements < total && options.compare.stop_at_first_difference
+                      ? "a difference among " + what + ", found after deciding " + std::to_string(c.elements)
+                      : std::to_string(c.different) + " of " + what + " differ";
+  } else if (c.written_by_one) {
+    res.v = verdict::different;
+    res.summary = std::to_string(c.written_by_one) + " of " + what + " are not written by the kernel";
+  } else if (c.unknown) {
+    res.v = verdict::unknown;
+    res.summary = std::to_string(c.unknown) + " of " + what + " could not be decided";
+  } else {
+    res.v = verdict::equivalent;
+    res.summary = "all " + std::to_string(c.equal) + " elements of " + what + " equal the specification over the reals";
+  }
+  for (auto& p : c.problems) {
+    if (res.examples.size() >= 3) break;
+    std::string e = p.tensor + "[" + std::to_string(p.index) + "]";
+    auto wv = want.at(p.tensor)[p.index], cv = cr.values.at(p.tensor)[p.index];
+    if (p.status == element_status::written_by_one) {
+      e += ": the kernel does not write it";
+    } else {
+      e += ":\n    specification = " + (wv ? detail::short_text(s, *wv) : std::string("(undefined)"));
+      e += "\n    candidate = " + (cv ? detail::short_text(s, *cv) : std::string("(unwritten)"));
+      if (p.status == element_status::unknown) e += "\n    unknown: " + p.reason;
+    }
+    res.examples.push_back(std::move(e));
+  }
+  for (auto& p : c.problems)
+    if (p.status == element_status::different && p.witness) {
+      // replay() builds the witness input and runs a pair's kernels in float32; here both sides
+      // are the kernel, and the reference value is then the specification in double.
+      pair_spec both = spec;
+      both.reference = spec.candidate;
+      resolved_pair twice{pair.candidate, pair.candidate, pair.candidate_entry, pair.candidate_entry};
+      counterexample_report r = replay(both, twice, s, p, options.race.warp_synchronous || options.engine.lockstep_warps);
+      auto value = sp.evaluate(detail::source_of(r.tensors, r.scalars));
+      r.float_reference = value.at(p.tensor)[p.index];
+      r.float_note.clear();
+      if (!r.float_candidate) r.float_note = "the kernel's float32 run gave no value for the element";
+      else if (static_cast<double>(static_cast<float>(*r.float_reference)) == *r.float_candidate)
+        r.float_note = "the kernel's float32 output equals the specification rounded to float32 at this input (the real-valued outputs differ)";
+      r.float_note = r.float_note.empty() ? "reference value: the specification evaluated in double"
+                                          : r.float_note + "; reference value: the specification evaluated in double";
+      res.counterexample = std::move(r);
+      break;
+    }
+  res.compared = std::move(c);
+  return res;
+}
+
+// The specification the pair spec names (spec.reference_spec), from the registry.
+inline check_result check_against_spec(const pair_spec& spec, const resolved_pair& pair, const check_options& options = {}) {
+  return check_against_spec(spec, pair, spec_of(spec), options);
+}
+
+}  // namespace gpueq::check
