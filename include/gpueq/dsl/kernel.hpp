@@ -152,6 +152,7 @@ class val {
   val& operator=(const val& o) { return assign(arg<T>(o, o.at_)); }
   val& operator=(val&& o) { return assign(arg<T>(o, o.at_)); }
   val& operator=(arg<T> o) { return assign(o); }
+  val& operator=(elem_ref<T>&& r) { return assign(arg<T>(std::move(r), at_)); }
   val& operator+=(arg<T> o);
   val& operator-=(arg<T> o);
   val& operator*=(arg<T> o);
