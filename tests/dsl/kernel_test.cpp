@@ -11,10 +11,16 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
+#ifdef GPUEQ_PTXAS
+#include <unistd.h>
+#endif
 
 namespace kl = gpueq::dsl::kl;
 using namespace gpueq;
@@ -328,6 +334,80 @@ TEST_CASE("loops with register bounds, exp and division lift to exact real funct
     CHECK(canon::decide(f.s, *r.out["y"][i], softmax).kind == canon::verdict_kind::equal);
   }
 }
+
+namespace {
+// Every construct of the language in one kernel.
+void everything(kl::kernel& k) {
+  auto x = k.tensor_f32("x");
+  auto y = k.tensor_f32("y");
+  auto ix = k.tensor_i32("ix");
+  auto n = k.scalar_i32("n");
+  auto a = k.scalar_f32("a");
+  auto s = k.shared_f32("s", 128);
+  auto si = k.shared_i32("si", 128);
+  kl::i32 t = k.tid_x();
+  kl::i32 l = k.lane();
+  si[t] = ix[t] * 3 + (t << 2) - (t >> 1) + t / 3 + t % 5 + (t & 7) + (t | 1) + (t ^ 2) + max(t, 4) + min(t, -4) + -t;
+  s[t] = x[t];
+  k.sync();
+  kl::f32 v = s[t];
+  v = fma(v, a, 2.0f) - v * 0.5 + sqrt(v) + rsqrt(v) + tanh(v) + exp(v) + log(v) + abs(v) + max(v, 0.0f) + min(v, 1) + -v;
+  v = kl::select(t < 3 || (!(t >= 5) && t != 4), v, 1.0f / v);
+  v += kl::to_f32(t);
+  kl::i32 w = kl::to_i32(v);
+  v += kl::shfl_down(v, 1) + kl::shfl_up(v, 1, 0xffffffffu, 16) + kl::shfl_xor(v, 2) + kl::shfl_idx(v, l + 1);
+  w += kl::shfl_idx(w, 0);
+  k.syncwarp();
+  k.syncwarp(0x0000ffffu);
+  kl::if_(t < 32, [&] { k.arrive(1, 64); }, [&] { k.sync(1, 64); });
+  k.while_([&] { return v > 0.0f; }, [&] { v -= 1.0f; });
+  k.for_(t, n, [&](const kl::i32& i) { y[i] = v; si[i] += w; }, 32);
+  kl::if_(t == 0, [&] { k.ret(); });
+  y[t] = s[0];
+  s[1] = s[2];
+  v = s[3];
+  v *= 2;
+  v /= s[4];
+  s[5] -= v;
+  s[6] *= v;
+}
+}  // namespace
+
+TEST_CASE("every construct lowers to PTX the parser takes back, with a C++ line on each instruction") {
+  kl::kernel k("everything");
+  everything(k);
+  ptx::module m = k.module();
+  const ptx::function& f = m.functions[0];
+  CHECK(f.instructions.size() > 100);
+  for (auto& i : f.instructions) {
+    CAPTURE(ptx::print(m, i));
+    CHECK(i.loc.file == 1);
+    CHECK(i.loc.line > 0);
+  }
+  CHECK(k.params() == std::vector<std::string>{"x", "y", "ix", "n", "a"});
+}
+
+// Only where CMake found ptxas (GPUEQ_PTXAS): the generated text is PTX that NVIDIA's assembler
+// accepts, not only text our own parser accepts.
+#ifdef GPUEQ_PTXAS
+TEST_CASE("ptxas accepts the kernel language's PTX") {
+  kl::kernel k("everything");
+  everything(k);
+  kl::kernel r("tree_sum");
+  tree_reduction(r, 128, true);
+  for (const kl::kernel* kk : {&k, &r}) {
+    namespace fs = std::filesystem;
+    fs::path tmp = fs::temp_directory_path() / ("gpueq_kl_" + kk->name() + "_" + std::to_string(::getpid()) + ".ptx");
+    {
+      std::ofstream o(tmp, std::ios::binary);
+      o << kk->ptx();
+    }
+    std::string cmd = std::string(GPUEQ_PTXAS) + " -arch=sm_80 '" + tmp.string() + "' -o /dev/null";
+    CHECK_MESSAGE(std::system(cmd.c_str()) == 0, cmd);
+    fs::remove(tmp);
+  }
+}
+#endif
 
 TEST_CASE("misuse is a clear error, never a crash") {
   kl::kernel k("bad");
