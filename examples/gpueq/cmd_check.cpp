@@ -7,8 +7,10 @@
 // Exit: 0 equivalent, 1 not equivalent, 2 race/deadlock/out-of-bounds, 3 unknown, 4 bad input; with
 // --expect: 0 when every pair meets its expectation, 1 otherwise.
 #include "commands.hpp"
+#include "../specs/corpus.hpp"  // registers the corpus specifications ("reference": {"spec": …})
 
 #include <gpueq/check/driver.hpp>
+#include <gpueq/check/spec_check.hpp>
 #include <gpueq/check/spec_json.hpp>
 
 #include <nlohmann/json.hpp>
@@ -60,7 +62,8 @@ std::optional<check::verdict> check_one(const std::string& file, const options& 
     co.race.warp_synchronous = o.warp_synchronous;
     co.compare.stop_at_first_difference = !o.all;
     co.engine.max_resident_mib = o.max_memory;
-    check::check_result r = check::check_pair(spec, pair, co);
+    // A reference that names a registered specification: the candidate is checked against it.
+    check::check_result r = spec.reference_spec ? check::check_against_spec(spec, pair, co) : check::check_pair(spec, pair, co);
     if (o.json) {
       nlohmann::json j;
       j["pair"] = file;
