@@ -567,7 +567,8 @@ inline f32 log(arg<f32_tag> a) {
   return detail::binary("mul.f32", arg<f32_tag>(t, a.at), arg<f32_tag>(std::bit_cast<float>(0x3F317218u), a.at));
 }
 inline f32 fma(arg<f32_tag> a, arg<f32_tag> b, arg<f32_tag> c) {
-  kernel& k = detail::common(&detail::common(a.k, b.k ? b.k : c.k), c.k ? c.k : b.k);
+  kernel& k = detail::common(a.k, b.k ? b.k : c.k);  // the kernel, checked against a and b (or c)
+  if (c.k) k.own(*c.k);
   f32 r = k.fresh<f32_tag>(a.at);
   std::string x = k.in_register(a);
   k.emit(a.at, "fma.rn.f32 " + r.reg() + ", " + x + ", " + b.text + ", " + c.text + ";");
