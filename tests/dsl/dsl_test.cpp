@@ -85,7 +85,76 @@ static_assert(close(dsl::cmath::sqrt(2.0), 1.4142135623730951), "constexpr sqrt"
 static_assert(dsl::is_closed<decltype(dsl::sum<j, 0, 8>(x(j)))>);
 static_assert(!dsl::is_closed<decltype(softmax)>);
 
+// Output definitions, scalar parameters and let-bindings (the form of check/spec_check.hpp's
+// specifications). The scalar "eps" reads input ("eps", 0) = 1 in the inputs above.
+constexpr tensor<"y", 8> y;
+constexpr dsl::scalar<"eps"> eps;
+constexpr auto layernorm_def = [] {
+  auto m = dsl::let(dsl::sum<j, 0, 8>(x(j)) / 8);
+  auto v = dsl::let(dsl::sum<j, 0, 8>((x(j) - m) * (x(j) - m)) / 8);
+  return dsl::define(y(i), (x(i) - m) * dsl::rsqrt(v + eps));
+}();
+constexpr auto layernorm_eps1 = (x(i) - mean) * dsl::rsqrt(variance + 1);
+constexpr auto gemm_def = dsl::define(C(i, j), gemm);
+
+constexpr double def_at(std::size_t n) {
+  dsl::constexpr_real<inputs_t> d{inputs_t{}};
+  return layernorm_def.at(d, n);
+}
+static_assert(layernorm_def.size() == 8 && gemm_def.size() == 20 && gemm_def.rank == 2);
+static_assert(close(def_at(5), at_compile_time(layernorm_eps1, dsl::bindings{}.with('i', 5))),
+              "a let-bound layernorm definition has the plain expression's value");
+static_assert(close([] {
+                dsl::constexpr_real<inputs_t> d{inputs_t{}};
+                return gemm_def.at(d, 9);  // row 1, column 4
+              }(),
+              at_compile_time(gemm, dsl::bindings{}.with('i', 1).with('j', 4))),
+              "a definition's flat index is row-major over its output variables");
+
 }  // namespace
+
+TEST_CASE("let-bindings are evaluated once per value of their free indices") {
+  std::size_t reads = 0;
+  struct counting {
+    std::size_t* reads;
+    double operator()(std::string_view name, std::size_t n) const {
+      ++*reads;
+      return input_value(name, n);
+    }
+  };
+  dsl::numeric<double, counting> f64{counting{&reads}};
+  std::vector<double> with_let;
+  layernorm_def.tabulate(f64, [&](std::size_t, double v) { with_let.push_back(v); });
+  std::size_t let_reads = reads;
+  reads = 0;
+  std::vector<double> plain;
+  dsl::tabulate<i>(layernorm_eps1, f64, {8}, [&](std::size_t, double v) { plain.push_back(v); });
+  REQUIRE(with_let.size() == plain.size());
+  for (std::size_t n = 0; n < plain.size(); ++n) CHECK(with_let[n] == doctest::Approx(plain[n]).epsilon(1e-12));
+  // Each copy of a let in the expression tree is evaluated once (the mean's three copies: 3 × 8
+  // reads), the variance's sum once (16), then x(i) and eps per element (16). Without let, every
+  // element recomputes both sums, and the variance the mean in each of its 8 terms.
+  CHECK(let_reads == 3 * 8 + 16 + 16);
+  CHECK(reads > 10 * let_reads);
+}
+
+TEST_CASE("lowering names inputs by multi-index and scalars by name, as a kernel's symbolic run does") {
+  term::store s;
+  dsl::lowering lower{s};
+  term::term_id a = dsl::evaluate(A(i, k), lower, dsl::bindings{}.with('i', 2).with('k', 1));
+  CHECK(a == s.input("A", {2, 1}));
+  CHECK(dsl::evaluate(eps, lower) == s.input("eps"));
+  // A let lowers to the same term as its body (the memo only saves work).
+  term::term_id via_let = dsl::evaluate(dsl::let(x(j) * 2), lower, dsl::bindings{}.with('j', 3));
+  CHECK(via_let == dsl::evaluate(x(j) * 2, lower, dsl::bindings{}.with('j', 3)));
+  std::vector<term::term_id> ys;
+  gemm_def.tabulate(lower, [&](std::size_t n, term::term_id t) {
+    CHECK(n == ys.size());
+    ys.push_back(t);
+  });
+  CHECK(ys.size() == 20);
+  CHECK(ys[9] == dsl::evaluate(gemm, lower, dsl::bindings{}.with('i', 1).with('j', 4)));
+}
 
 TEST_CASE("compile-time, double, and lowered-term values agree") {
   auto f64 = dsl::numeric<double, inputs_t>{inputs_t{}};

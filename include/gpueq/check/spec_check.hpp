@@ -39,7 +39,7 @@ struct specification {
 };
 
 namespace detail {
-struct source_inputs {
+struct spec_source_inputs {
   const input_source* source;
   double operator()(std::string_view name, std::size_t i) const { return (*source)(name, i); }
 };
@@ -64,7 +64,7 @@ specification from_dsl(std::string name, std::string description, Defs... defs) 
   };
   sp.evaluate = [defs...](const input_source& in) {
     std::map<std::string, std::vector<double>> out;
-    dsl::numeric<double, detail::source_inputs> d{detail::source_inputs{&in}};
+    dsl::numeric<double, detail::spec_source_inputs> d{detail::spec_source_inputs{&in}};
     auto one = [&](const auto& def) {
       std::vector<double>& v = out[std::string(def.name)];
       v.assign(def.size(), 0.0);
@@ -123,7 +123,7 @@ inline void check_spec_outputs(const pair_spec& spec, const specification& sp, c
 
 // Seeded random inputs in [-1, 1] rounded to their formats (symbolic scalars 0.75), as
 // float32_difference draws them.
-inline std::map<std::string, std::vector<double>> random_inputs(const pair_spec& spec, std::uint64_t seed) {
+inline std::map<std::string, std::vector<double>> spec_random_inputs(const pair_spec& spec, std::uint64_t seed) {
   std::map<std::string, std::vector<double>> in;
   for (auto& [name, t] : spec.tensors) {
     auto& v = in[name];
@@ -138,9 +138,10 @@ inline std::map<std::string, std::vector<double>> random_inputs(const pair_spec&
   return in;
 }
 
-inline input_source source_of(const std::map<std::string, std::vector<double>>& tensors,
-                              const std::map<std::string, double>& scalars = {}) {
-  return [&tensors, &scalars](std::string_view name, std::uint64_t i) -> double {
+// Reads `tensors` (which must outlive the source) and a copy of `scalars`.
+inline input_source spec_source_of(const std::map<std::string, std::vector<double>>& tensors,
+                                   std::map<std::string, double> scalars = {}) {
+  return [&tensors, scalars = std::move(scalars)](std::string_view name, std::uint64_t i) -> double {
     if (auto it = tensors.find(std::string(name)); it != tensors.end() && i < it->second.size()) return it->second[i];
     if (auto it = scalars.find(std::string(name)); it != scalars.end()) return it->second;
     return 0;
@@ -150,8 +151,8 @@ inline input_source source_of(const std::map<std::string, std::vector<double>>& 
 // The kernel (unlifted) in float32 against the specification in double, on seeded random inputs.
 inline std::optional<check_result::float32_report> spec_float32_difference(const pair_spec& spec, const resolved_pair& pair,
                                                                            const specification& sp, std::uint64_t seed = 1) {
-  auto in = random_inputs(spec, seed);
-  input_source source = source_of(in);
+  auto in = spec_random_inputs(spec, seed);
+  input_source source = spec_source_of(in);
   exec::program p = exec::decode(pair.candidate, pair.candidate.functions[pair.candidate_entry]);
   exec::float32_domain d([&](const exec::input_ref& r) { return source(r.name, r.element); });
   auto got = run_grid(d, p, spec, spec.candidate);
@@ -259,7 +260,7 @@ inline check_result check_against_spec(const pair_spec& spec, const resolved_pai
       both.reference = spec.candidate;
       resolved_pair twice{pair.candidate, pair.candidate, pair.candidate_entry, pair.candidate_entry};
       counterexample_report r = replay(both, twice, s, p, options.race.warp_synchronous || options.engine.lockstep_warps);
-      auto value = sp.evaluate(detail::source_of(r.tensors, r.scalars));
+      auto value = sp.evaluate(detail::spec_source_of(r.tensors, r.scalars));
       r.float_reference = value.at(p.tensor)[p.index];
       r.float_note.clear();
       if (!r.float_candidate) r.float_note = "the kernel's float32 run gave no value for the element";
