@@ -1,7 +1,9 @@
-# Dependencies of the library itself: Boost >= 1.81 headers and GMP (Debian: libboost1.81-dev,
+# Dependencies of the library itself: Boost >= 1.81 headers, GMP and threads (Debian: libboost1.81-dev,
 # libgmp-dev). Shared by the build and by the installed gpueqConfig.cmake.
 include(CMakeFindDependencyMacro)
 find_dependency(Boost 1.81 CONFIG)
+set(THREADS_PREFER_PTHREAD_FLAG ON)
+find_dependency(Threads)  # the checker decides obligations and runs CTAs on a thread pool
 if(NOT TARGET gpueq::gmp)
   find_path(GPUEQ_GMP_INCLUDE_DIR gmp.h)
   find_library(GPUEQ_GMP_LIBRARY gmp)

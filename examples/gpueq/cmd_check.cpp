@@ -30,6 +30,7 @@ struct options {
   std::vector<std::string> files;
   std::string counterexample_file;
   std::uint64_t max_memory = 0;
+  unsigned jobs = 0;
   bool json = false;
   bool expect = false, all = false, no_race = false, warp_synchronous = false, quiet = false;
 };
@@ -62,6 +63,9 @@ std::optional<check::verdict> check_one(const std::string& file, const options& 
     co.race.warp_synchronous = o.warp_synchronous;
     co.compare.stop_at_first_difference = !o.all;
     co.engine.max_resident_mib = o.max_memory;
+    co.threads = o.jobs ? o.jobs : cli::default_jobs();
+    cli::progress progress(file, !o.quiet && !o.json);
+    co.progress = std::ref(progress);
     // A reference that names a registered specification: the candidate is checked against it.
     check::check_result r = spec.reference_spec ? check::check_against_spec(spec, pair, co) : check::check_pair(spec, pair, co);
     if (o.json) {
@@ -183,7 +187,8 @@ cli::registrar reg("check", [](CLI::App& app) -> cli::runner {
                  "Write the input on which the kernels differ (every input tensor, as JSON) to this file");
   c->add_flag("--json", o->json, "Print each pair's report as JSON");
   c->add_option("--max-memory", o->max_memory, "Stop a kernel's run when the process's resident memory exceeds this many MiB");
-  c->add_flag("-q,--quiet", o->quiet, "Print only the verdict line");
+  c->add_option("-j,--jobs", o->jobs, "Threads for the CTAs and the obligations (default: every core)");
+  c->add_flag("-q,--quiet", o->quiet, "Print only the verdict line (and no progress on stderr)");
   c->footer(
       "Exit status: 0 equivalent, 1 not equivalent, 2 race/deadlock/out-of-bounds, 3 unknown, 4 bad input.\n"
       "With --expect: 0 when every pair meets its expectation, 1 otherwise.");

@@ -4,7 +4,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <functional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -41,5 +43,23 @@ struct registrar {
 
 // Reads a whole file; throws std::runtime_error naming the file when it cannot.
 std::string read_file(const std::string& path);
+
+// Threads to use when the user gave none (-j 0): every core.
+unsigned default_jobs();
+
+// Progress on stderr for long runs: nothing during the first two seconds, then at most one line
+// every two seconds ("gpueq: FILE: decide 1200/16384 (3.1 s)"); on a terminal the line is
+// rewritten in place. Silent when disabled (-q, --json).
+class progress {
+ public:
+  progress(std::string what, bool enabled);
+  ~progress();
+  void operator()(std::string_view phase, std::uint64_t done, std::uint64_t total);
+
+ private:
+  std::string what_;
+  bool enabled_, tty_, shown_ = false;
+  double start_, last_ = 0;
+};
 
 }  // namespace gpueq::cli

@@ -1,7 +1,12 @@
 // gpueq: proves two GPU kernels equivalent, or shows an input on which they differ.
 #include "commands.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <thread>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -14,6 +19,31 @@ std::string read_file(const std::string& path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return std::move(ss).str();
+}
+
+unsigned default_jobs() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+namespace {
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+}  // namespace
+
+progress::progress(std::string what, bool enabled)
+    : what_(std::move(what)), enabled_(enabled), tty_(isatty(STDERR_FILENO) != 0), start_(now()) {}
+
+progress::~progress() {
+  if (shown_ && tty_) std::cerr << "\r\x1b[K" << std::flush;  // the report follows on stdout
+}
+
+void progress::operator()(std::string_view phase, std::uint64_t done, std::uint64_t total) {
+  if (!enabled_) return;
+  double t = now();
+  if (t - start_ < 2 || t - last_ < 2) return;
+  last_ = t;
+  shown_ = true;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, " (%.1f s)", t - start_);
+  std::cerr << (tty_ ? "\r\x1b[K" : "") << "gpueq: " << what_ << ": " << phase << " " << done << "/" << total
+            << (phase == "run" ? " CTAs" : " elements") << buf << (tty_ ? "" : "\n") << std::flush;
 }
 }  // namespace gpueq::cli
 

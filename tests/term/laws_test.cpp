@@ -177,3 +177,39 @@ TEST_CASE("operand order never changes the canonical term; fresh stores agree") 
     CHECK(term::parse(s, term::to_string(s, a)) == a);
   }
 }
+
+TEST_CASE("a fork keeps every id; an import into another store gives the term a fresh build gives") {
+  std::mt19937_64 rng(31);
+  store s;
+  std::vector<expr_ptr> exprs;
+  std::vector<term_id> built;
+  for (int round = 0; round < 300; ++round) {
+    exprs.push_back(random_expr(rng, 4));
+    built.push_back(build(s, *exprs.back(), nullptr));
+  }
+  store fork(s);
+  CHECK(fork.size() == s.size());
+  for (std::size_t i = 0; i < exprs.size(); ++i) {
+    // Same id in the fork, found by hash-consing (not rebuilt).
+    CHECK(build(fork, *exprs[i], nullptr) == built[i]);
+  }
+  CHECK(fork.size() == s.size());
+  // The fork grows on its own; the original is untouched.
+  term_id extra = fork.exp(fork.input("only_in_fork", {1}));
+  CHECK(extra >= s.size());
+
+  store other;
+  (void)other.max(other.input("unrelated", {3}), other.input("unrelated", {4}));  // another history
+  std::vector<term_id> memo;
+  for (std::size_t i = 0; i < exprs.size(); ++i) {
+    term_id imported = other.import(s, built[i], memo);
+    CHECK(imported == build(other, *exprs[i], nullptr));
+    CHECK(term::to_string(other, imported) == term::to_string(s, built[i]));
+  }
+  // A deep accumulation chain imports without recursion.
+  term_id acc = s.zero();
+  for (std::uint32_t k = 0; k < 200000; ++k) acc = s.fma(s.input("a", {k}), s.input("b", {k}), s.exp(acc));
+  term_id deep = other.import(s, acc, memo);
+  CHECK(other.kind_of(deep) == s.kind_of(acc));
+  CHECK(other.hash_of(deep) == s.hash_of(acc));
+}

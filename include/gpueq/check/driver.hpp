@@ -19,9 +19,14 @@
 #include <boost/unordered/unordered_flat_map.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <memory>
+#include <thread>
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <span>
 #include <optional>
@@ -61,6 +66,12 @@ struct check_options {
   bool check_races = true;
   exec::engine_options engine;  // race.warp_synchronous also runs warps in lockstep
   bool float32_report = true;    // run both kernels in float32 too (check_result::float32)
+  // Threads for the CTAs of both kernels and for the obligations (1: the calling thread only;
+  // gpueq check defaults to every core). Results do not depend on it.
+  unsigned threads = 1;
+  // Progress on long runs: (phase, done, total), phase "run" counting CTAs of both kernels and
+  // "decide" counting output elements. Called from the calling thread only.
+  std::function<void(std::string_view, std::uint64_t, std::uint64_t)> progress;
 };
 
 struct side_report {
@@ -74,6 +85,7 @@ struct side_report {
   std::uint64_t steps = 0;
   std::uint32_t ctas = 0;
   std::vector<std::string> conflicts;
+  double seconds = 0;  // running its CTAs (with the race context), summed over threads
 };
 
 // A concrete input on which the kernels differ over the reals, replayed on both kernels in the
@@ -118,37 +130,47 @@ struct observed_cta {
   explicit observed_cta(race::options o) : ctx(o) {}
 };
 
-// Inter-CTA races on global memory (L&T's global non-interference): CTAs run one after another,
-// so the race context cannot see two CTAs meet; instead every global word remembers the CTAs
-// that wrote and read it, and a word written by one CTA and touched by another is a race (its
-// final value, or what the other CTA read, depends on the order of the CTAs).
+// The global words one CTA touched (bit 1: read, bit 2: written), for the inter-CTA pass.
+struct cta_footprint {
+  boost::unordered_flat_map<std::uint64_t, std::uint8_t> words;  // region << 44 | word
+  void access(const exec::access& a, const exec::run_info& info) {
+    if (info.regions[a.region].space != exec::memory_space::global) return;
+    std::uint8_t bit = a.kind == exec::access_kind::read ? 1 : 2;
+    for (std::uint64_t w = a.offset >> 2; w <= (a.offset + a.width - 1) >> 2; ++w)
+      words[(std::uint64_t{a.region} << 44) | w] |= bit;
+  }
+};
+
+// Inter-CTA races on global memory (L&T's global non-interference): CTAs run independently, so
+// the race context cannot see two CTAs meet; instead every global word remembers the CTAs that
+// wrote and read it, and a word written by one CTA and touched by another is a race (its final
+// value, or what the other CTA read, depends on the order of the CTAs). CTAs are added in grid
+// order, so the conflict reported is the same whatever order they ran in.
 class grid_footprint {
  public:
-  void cta(std::uint32_t index, exec::dim3 id) {
-    cta_ = index;
-    ids_.push_back(id);
-  }
-  void access(const exec::access& a, const exec::run_info& info) {
-    if (info.regions[a.region].space != exec::memory_space::global || conflict_) return;
-    bool write = a.kind != exec::access_kind::read;
-    for (std::uint64_t w = a.offset >> 2; w <= (a.offset + a.width - 1) >> 2; ++w) {
-      word& x = words_[(std::uint64_t{a.region} << 44) | w];
+  void add(std::int32_t cta, exec::dim3 id, const cta_footprint& f, const exec::run_info& info) {
+    if (ids_.size() <= static_cast<std::size_t>(cta)) ids_.resize(static_cast<std::size_t>(cta) + 1);
+    ids_[static_cast<std::size_t>(cta)] = id;
+    if (conflict_) return;
+    for (auto [key, bits] : f.words) {
+      word& x = words_[key];
+      bool write = bits & 2, read = bits & 1;
       std::int64_t other = -1;
       bool other_wrote = false;
-      if (write) {
-        if (x.writer >= 0 && x.writer != cta_) other = x.writer, other_wrote = true;
-        else if (x.many_readers || (x.reader >= 0 && x.reader != cta_)) other = x.reader;
-        x.writer = cta_;
-      } else {
-        if (x.writer >= 0 && x.writer != cta_) other = x.writer, other_wrote = true;
-        if (x.reader < 0) x.reader = cta_;
-        else if (x.reader != cta_) x.many_readers = true;
+      if (x.writer >= 0) other = x.writer, other_wrote = true;
+      else if (write && x.reader >= 0) other = x.reader;
+      if (write) x.writer = cta;
+      if (read || write) {
+        if (x.reader < 0) x.reader = cta;
+        else if (x.reader != cta) x.many_readers = true;
       }
       if (other >= 0 && !conflict_) {
-        const auto& r = info.regions[a.region];
+        std::uint32_t region = static_cast<std::uint32_t>(key >> 44);
+        std::uint64_t w = key & ((std::uint64_t{1} << 44) - 1);
+        const auto& r = info.regions[region];
         std::uint64_t unit = r.element_bytes ? r.element_bytes : 4;
         conflict_ = r.name + "[" + std::to_string((w << 2) / unit) + "] is " + (write ? "written" : "read") + " by CTA " +
-                    cta_name(ids_[cta_]) + " and " + (other_wrote ? "written" : "read") + " by CTA " +
+                    cta_name(id) + " and " + (other_wrote ? "written" : "read") + " by CTA " +
                     cta_name(ids_[static_cast<std::size_t>(other)]) + " (the result depends on the order of the CTAs)";
       }
     }
@@ -157,25 +179,24 @@ class grid_footprint {
 
  private:
   struct word {
-    std::int32_t writer = -1, reader = -1;
+    std::int32_t writer = -1, reader = -1;  // the first CTA that wrote / touched it
     bool many_readers = false;
   };
   boost::unordered_flat_map<std::uint64_t, word> words_;
-  std::int32_t cta_ = 0;
   std::vector<exec::dim3> ids_;
   std::optional<std::string> conflict_;
 };
 
 struct recording_observer {
   observed_cta* cta = nullptr;
-  grid_footprint* grid = nullptr;
+  cta_footprint* footprint = nullptr;
   void on_start(const exec::run_info& i) {
     cta->info = i;
     cta->ctx.on_start(i);
   }
   void on_access(const exec::access& a) {
     cta->ctx.on_access(a);
-    grid->access(a, cta->info);
+    footprint->access(a, cta->info);
   }
   void on_barrier_register(const exec::barrier_registration& r, exec::barrier_key k, std::uint32_t g, std::uint32_t e) {
     cta->ctx.on_barrier_register(r, k, g, e);
@@ -203,45 +224,154 @@ inline std::string short_text(const term::store& s, term::term_id t, std::size_t
 
 }  // namespace detail
 
-inline side_report run_side(term::store& s, const ptx::module& lifted, std::size_t entry, const pair_spec& spec,
-                            const kernel_spec& k, const char* side, kernel_run& out, const check_options& options) {
-  side_report r;
-  r.name = side;
+// One side to run: a lifted module's entry under a kernel spec.
+struct side_input {
+  const ptx::module* lifted;
+  std::size_t entry;
+  const kernel_spec* kernel;
+  const char* name;  // "reference" / "candidate"
+};
+
+// Runs the CTAs of every side symbolically, as independent jobs on `options.threads` threads,
+// with the race context observing. The calling thread runs its jobs in `s`; every other thread
+// in a store of its own, whose outputs are imported into `s` afterwards (a CTA's terms do not
+// depend on the store they are built in). Results are collected in grid order, so reports are
+// the same for any number of threads: the first failing CTA of a side stops that side (later
+// CTAs are skipped), the first CTA with a race report gives the side's race text, and the
+// inter-CTA pass adds CTAs in grid order.
+inline std::vector<side_report> run_sides(term::store& s, const pair_spec& spec, std::span<const side_input> sides,
+                                          std::vector<kernel_run>& outs, const check_options& options) {
   exec::engine_options engine = options.engine;
   engine.lockstep_warps = engine.lockstep_warps || options.race.warp_synchronous;
-  exec::program p = exec::decode(lifted, lifted.functions[entry]);
-  std::vector<race::source_line> lines = race::source_lines(lifted, lifted.functions[entry]);
-  if (options.check_races) {
-    detail::observed_cta cta(options.race);
-    detail::grid_footprint grid;
-    detail::recording_observer obs{&cta, &grid};
-    std::uint32_t index = 0;
-    out = run_symbolic<detail::recording_observer>(
-        s, p, spec, k,
-        [&](const exec::dim3& c) -> detail::recording_observer& {
-          grid.cta(index++, c);
-          return obs;
-        },
-        [&](const exec::dim3& c, detail::recording_observer&) {
-          const race::report& rep = cta.ctx.result();
-          if (!rep.clean() && r.race_text.empty()) {
-            r.race_free = rep.race_free();
-            r.well_synchronized = rep.well_synchronized();
-            r.race_text = "CTA " + cta_name(c) + ":\n" + race::format(rep, cta.info, lines);
-            r.races = rep.races;
-            r.race_cta = c;
-          }
-        },
-        engine);
-    if (grid.conflict()) r.conflicts.insert(r.conflicts.begin(), *grid.conflict());
-  } else {
-    out = run_symbolic(s, p, spec, k, {}, {}, engine);
+  struct side_state {
+    exec::program program;
+    std::vector<race::source_line> lines;
+    exec::launch launch;
+    std::vector<exec::dim3> ctas;
+    std::atomic<std::uint32_t> stop{UINT32_MAX};  // the first CTA that failed, so far
+  };
+  struct job_result {
+    bool ran = false;
+    unsigned worker = 0;
+    cta_run<term::term_id> run;
+    detail::cta_footprint footprint;
+    exec::run_info info;
+    std::optional<race::report> races;  // when not clean
+    double seconds = 0;
+  };
+  std::vector<std::unique_ptr<side_state>> state;
+  std::vector<std::pair<std::size_t, std::uint32_t>> jobs;  // (side, CTA number)
+  for (std::size_t si = 0; si < sides.size(); ++si) {
+    auto st = std::make_unique<side_state>();
+    const ptx::module& m = *sides[si].lifted;
+    st->program = exec::decode(m, m.functions[sides[si].entry]);
+    st->lines = race::source_lines(m, m.functions[sides[si].entry]);
+    st->launch = make_launch(spec, *sides[si].kernel);
+    st->ctas = ctas_of(*sides[si].kernel);
+    for (std::uint32_t ci = 0; ci < st->ctas.size(); ++ci) jobs.emplace_back(si, ci);
+    state.push_back(std::move(st));
   }
-  r.error = out.error;
-  r.failed_cta = out.failed_cta;
-  r.steps = out.steps;
-  r.ctas = out.ctas;
-  r.conflicts.insert(r.conflicts.end(), out.conflicts.begin(), out.conflicts.end());
+  std::vector<job_result> results(jobs.size());
+  unsigned threads = std::max(1u, std::min<unsigned>(options.threads, static_cast<unsigned>(jobs.size())));
+  std::vector<std::unique_ptr<term::store>> stores;  // of the threads other than the calling one
+  for (unsigned t = 1; t < threads; ++t) stores.push_back(std::make_unique<term::store>());
+  std::atomic<std::size_t> next{0}, finished{0};
+
+  auto worker = [&](unsigned w) {
+    term::store& store = w == 0 ? s : *stores[w - 1];
+    exec::symbolic_domain d(store);
+    detail::observed_cta cta(options.race);
+    for (std::size_t j; (j = next.fetch_add(1)) < jobs.size();) {
+      auto [si, ci] = jobs[j];
+      side_state& st = *state[si];
+      if (ci > st.stop.load()) continue;
+      exec::launch l = st.launch;
+      l.cta = st.ctas[ci];
+      job_result& r = results[j];
+      r.worker = w;
+      auto t0 = std::chrono::steady_clock::now();
+      if (options.check_races) {
+        detail::recording_observer obs{&cta, &r.footprint};
+        r.run = run_cta(d, st.program, l, obs, engine);
+        r.info = cta.info;
+        if (!cta.ctx.result().clean()) r.races = cta.ctx.take_result();
+      } else {
+        exec::null_observer none;
+        r.run = run_cta(d, st.program, l, none, engine);
+      }
+      r.ran = true;
+      r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      ++finished;
+      if (w == 0 && options.progress) options.progress("run", finished.load(), jobs.size());
+      if (r.run.error)
+        for (std::uint32_t f = st.stop.load(); ci < f && !st.stop.compare_exchange_weak(f, ci);) {
+        }
+    }
+  };
+  std::vector<std::exception_ptr> errors(threads);
+  std::vector<std::thread> pool;
+  auto guarded = [&](unsigned w) {
+    try {
+      worker(w);
+    } catch (...) {
+      errors[w] = std::current_exception();
+      next = jobs.size();  // the others stop after their current job
+    }
+  };
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(guarded, t);
+  guarded(0);
+  for (auto& th : pool) th.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+
+  // Collect, side by side, in grid order.
+  std::vector<side_report> reports;
+  outs.assign(sides.size(), {});
+  std::vector<std::vector<term::term_id>> memo(threads);
+  std::size_t j = 0;
+  for (std::size_t si = 0; si < sides.size(); ++si) {
+    side_state& st = *state[si];
+    side_report r;
+    r.name = sides[si].name;
+    grid_collector<term::term_id> collect(st.launch, st.ctas);
+    detail::grid_footprint grid;
+    for (std::uint32_t ci = 0; ci < st.ctas.size(); ++ci, ++j) {
+      job_result& jr = results[j];
+      if (!jr.ran) continue;
+      r.seconds += jr.seconds;
+      if (jr.races && r.race_text.empty()) {
+        r.race_free = jr.races->race_free();
+        r.well_synchronized = jr.races->well_synchronized();
+        r.race_text = "CTA " + cta_name(st.ctas[ci]) + ":\n" + race::format(*jr.races, jr.info, st.lines);
+        r.races = jr.races->races;
+        r.race_cta = st.ctas[ci];
+      }
+      if (options.check_races) grid.add(static_cast<std::int32_t>(ci), st.ctas[ci], jr.footprint, jr.info);
+      if (jr.worker != 0)
+        for (auto& written : jr.run.written)
+          for (auto& [i, v] : written) v = s.import(*stores[jr.worker - 1], v, memo[jr.worker]);
+      collect.add(ci, std::move(jr.run), [](term::term_id a, term::term_id b) { return a == b; });
+    }
+    exec::symbolic_domain d(s);
+    outs[si] = std::move(collect).finish(d);
+    if (grid.conflict()) r.conflicts.push_back(*grid.conflict());
+    r.error = outs[si].error;
+    r.failed_cta = outs[si].failed_cta;
+    r.steps = outs[si].steps;
+    r.ctas = outs[si].ctas;
+    r.conflicts.insert(r.conflicts.end(), outs[si].conflicts.begin(), outs[si].conflicts.end());
+    reports.push_back(std::move(r));
+  }
+  return reports;
+}
+
+// Runs one side (see run_sides).
+inline side_report run_side(term::store& s, const ptx::module& lifted, std::size_t entry, const pair_spec& spec,
+                            const kernel_spec& k, const char* side, kernel_run& out, const check_options& options) {
+  side_input in{&lifted, entry, &k, side};
+  std::vector<kernel_run> outs;
+  side_report r = std::move(run_sides(s, spec, std::span<const side_input>(&in, 1), outs, options).front());
+  out = std::move(outs.front());
   return r;
 }
 
@@ -465,9 +595,13 @@ inline check_result check_pair(const pair_spec& spec, const resolved_pair& pair,
   ptx::lift(ref);
   ptx::lift(cand);
   term::store s;
-  kernel_run rr, cr;
-  res.reference = run_side(s, ref, pair.reference_entry, spec, spec.reference, "reference", rr, options);
-  res.candidate = run_side(s, cand, pair.candidate_entry, spec, spec.candidate, "candidate", cr, options);
+  const side_input sides[] = {{&ref, pair.reference_entry, &spec.reference, "reference"},
+                              {&cand, pair.candidate_entry, &spec.candidate, "candidate"}};
+  std::vector<kernel_run> runs;
+  std::vector<side_report> reports = run_sides(s, spec, sides, runs, options);
+  res.reference = std::move(reports[0]);
+  res.candidate = std::move(reports[1]);
+  kernel_run &rr = runs[0], &cr = runs[1];
   res.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   res.terms = s.size();
 
@@ -493,7 +627,13 @@ inline check_result check_pair(const pair_spec& spec, const resolved_pair& pair,
 
   if (options.float32_report) res.float32 = float32_difference(spec, pair);
   auto t1 = std::chrono::steady_clock::now();
-  comparison c = compare(s, rr.values, cr.values, options.compare);
+  compare_options co = options.compare;
+  co.threads = std::max(co.threads, options.threads);
+  if (options.progress && !co.progress) {
+    co.progress = [&](std::uint64_t done, std::uint64_t total) { options.progress("decide", done, total); };
+    co.progress_every = 256;
+  }
+  comparison c = compare(s, rr.values, cr.values, co);
   res.decide_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   std::uint64_t total = 0;
   for (auto& [name, vals] : rr.values) total += vals.size();

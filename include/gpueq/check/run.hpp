@@ -84,66 +84,116 @@ struct grid_run {
 
 using kernel_run = grid_run<term::term_id>;
 
-// Runs every CTA of one side in domain d; `observer(cta)` gives the observer for a CTA and
-// `after(cta, observer)` is called when its run ended (the race report is read there). Unwritten
-// elements of inout tensors keep their input values.
+// What one CTA's run gave: the output elements it wrote (per launch tensor; empty for inputs).
+template <class R>
+struct cta_run {
+  std::vector<std::vector<std::pair<std::uint64_t, R>>> written;
+  std::optional<exec::run_error> error;
+  std::uint64_t steps = 0;
+};
+
+// Runs CTA `l.cta` of a launch in domain d with observer o.
+template <class D, class O>
+cta_run<typename D::real> run_cta(D& d, const exec::program& p, const exec::launch& l, O& o,
+                                  const exec::engine_options& options = {}) {
+  cta_run<typename D::real> out;
+  exec::engine<D, O> e(p, l, d, o, options);
+  out.error = e.run();
+  out.steps = e.stats().steps;
+  if (out.error) return out;
+  out.written.resize(l.tensors.size());
+  for (std::uint32_t ti = 0; ti < l.tensors.size(); ++ti) {
+    const auto& t = l.tensors[ti];
+    if (!t.output) continue;
+    for (std::uint64_t i = 0; i < t.elements(); ++i)
+      if (auto c = e.output(ti, i)) out.written[ti].emplace_back(i, e.output_value(ti, *c));
+  }
+  return out;
+}
+
+// Collects the CTAs' runs of one side into its final outputs, in CTA order: an element written
+// by two CTAs is a conflict (its final value would depend on the order of the CTAs); the first
+// CTA that failed stops the collection. `finish` gives unwritten elements of inout tensors their
+// input values.
+template <class R>
+class grid_collector {
+ public:
+  grid_collector(const exec::launch& l, std::vector<exec::dim3> ctas) : l_(l), ctas_(std::move(ctas)) {
+    for (auto& t : l.tensors)
+      if (t.output) {
+        out_.values[t.name].assign(t.elements(), std::nullopt);
+        writer_[t.name].assign(t.elements(), 0);
+      }
+  }
+  // Adds CTA number ci; false once a CTA failed (the rest are not collected). `same` compares
+  // two values of the domain.
+  template <class Same>
+  bool add(std::uint32_t ci, cta_run<R>&& run, Same&& same) {
+    if (out_.error) return false;
+    out_.steps += run.steps;
+    ++out_.ctas;
+    if (run.error) {
+      out_.error = std::move(run.error);
+      out_.failed_cta = ctas_[ci];
+      return false;
+    }
+    for (std::uint32_t ti = 0; ti < run.written.size(); ++ti) {
+      if (run.written[ti].empty()) continue;
+      const auto& t = l_.tensors[ti];
+      auto& vals = out_.values[t.name];
+      auto& who = writer_[t.name];
+      for (auto& [i, v] : run.written[ti]) {
+        if (who[i] && (!vals[i] || !same(*vals[i], v)) && out_.conflicts.size() < 16)
+          out_.conflicts.push_back(t.name + "[" + std::to_string(i) + "] is written by CTA " + cta_name(ctas_[who[i] - 1]) +
+                                   " and by CTA " + cta_name(ctas_[ci]));
+        vals[i] = v;
+        who[i] = ci + 1;
+      }
+    }
+    return true;
+  }
+  template <class D>
+  grid_run<R> finish(D& d) && {
+    for (std::uint32_t ti = 0; ti < l_.tensors.size(); ++ti) {
+      const auto& t = l_.tensors[ti];
+      if (!(t.output && t.input)) continue;
+      auto& vals = out_.values[t.name];
+      for (std::uint64_t i = 0; i < vals.size(); ++i)
+        if (!vals[i]) vals[i] = d.input(exec::input_ref{ti, t.name, i, t.shape, t.kind});
+    }
+    return std::move(out_);
+  }
+  const std::vector<exec::dim3>& ctas() const { return ctas_; }
+
+ private:
+  const exec::launch& l_;
+  std::vector<exec::dim3> ctas_;
+  grid_run<R> out_;
+  std::map<std::string, std::vector<std::uint32_t>> writer_;  // CTA index + 1 per element
+};
+
+// Runs every CTA of one side in domain d, one after another; `observer(cta)` gives the observer
+// for a CTA and `after(cta, observer)` is called when its run ended (the race report is read
+// there). Unwritten elements of inout tensors keep their input values.
 template <class D, class O = exec::null_observer>
 grid_run<typename D::real> run_grid(D& d, const exec::program& p, const pair_spec& spec, const kernel_spec& k,
                                     const std::function<O&(const exec::dim3&)>& observer = {},
                                     const std::function<void(const exec::dim3&, O&)>& after = {},
                                     const exec::engine_options& options = {}) {
-  using real = typename D::real;
-  grid_run<real> out;
   exec::launch l = make_launch(spec, k);
-  std::map<std::string, std::vector<std::uint32_t>> writer;  // CTA index + 1 per element
-  for (auto& t : l.tensors)
-    if (t.output) {
-      out.values[t.name].assign(t.elements(), std::nullopt);
-      writer[t.name].assign(t.elements(), 0);
-    }
-  std::vector<exec::dim3> ctas = ctas_of(k);
+  grid_collector<typename D::real> collect(l, ctas_of(k));
+  const auto& ctas = collect.ctas();
   for (std::uint32_t ci = 0; ci < ctas.size(); ++ci) {
     l.cta = ctas[ci];
     exec::null_observer none;
     O* op = nullptr;
     if constexpr (std::same_as<O, exec::null_observer>) op = observer ? &observer(ctas[ci]) : &none;
     else op = &observer(ctas[ci]);  // an observer type other than the null one needs its factory
-    O& o = *op;
-    exec::engine<D, O> e(p, l, d, o, options);
-    std::optional<exec::run_error> err = e.run();
-    if (after) after(ctas[ci], o);
-    out.steps += e.stats().steps;
-    ++out.ctas;
-    if (err) {
-      out.error = err;
-      out.failed_cta = ctas[ci];
-      return out;
-    }
-    for (std::uint32_t ti = 0; ti < l.tensors.size(); ++ti) {
-      const auto& t = l.tensors[ti];
-      if (!t.output) continue;
-      auto& vals = out.values[t.name];
-      auto& who = writer[t.name];
-      for (std::uint64_t i = 0; i < t.elements(); ++i) {
-        auto c = e.output(ti, i);
-        if (!c) continue;
-        real v = e.output_value(ti, *c);
-        if (who[i] && (!vals[i] || !d.same(*vals[i], v)) && out.conflicts.size() < 16)
-          out.conflicts.push_back(t.name + "[" + std::to_string(i) + "] is written by CTA " + cta_name(ctas[who[i] - 1]) +
-                                  " and by CTA " + cta_name(ctas[ci]));
-        vals[i] = v;
-        who[i] = ci + 1;
-      }
-    }
+    auto run = run_cta(d, p, l, *op, options);
+    if (after) after(ctas[ci], *op);
+    if (!collect.add(ci, std::move(run), [&](const auto& a, const auto& b) { return d.same(a, b); })) break;
   }
-  for (std::uint32_t ti = 0; ti < l.tensors.size(); ++ti) {
-    const auto& t = l.tensors[ti];
-    if (!(t.output && t.input)) continue;
-    auto& vals = out.values[t.name];
-    for (std::uint64_t i = 0; i < vals.size(); ++i)
-      if (!vals[i]) vals[i] = d.input(exec::input_ref{ti, t.name, i, t.shape, t.kind});
-  }
-  return out;
+  return std::move(collect).finish(d);
 }
 
 // Runs every CTA of one side symbolically in store `s`. The program must be decoded from the

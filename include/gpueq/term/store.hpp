@@ -15,6 +15,7 @@
 // the chain becomes a linked list of flat chunks, and the canonicalizer flattens it once.
 #pragma once
 
+#include <gpueq/support/arena.hpp>
 #include <gpueq/support/hash.hpp>
 #include <gpueq/support/rational.hpp>
 #include <gpueq/support/small_rational.hpp>
@@ -123,8 +124,72 @@ class store {
     neg_inf_ = make_leaf(kind::neg_inf, 0);
     pos_inf_ = make_leaf(kind::pos_inf, 0);
   }
-  store(const store&) = delete;
+  // A copy is a fork: the same terms under the same ids, after which the two stores grow
+  // independently (parallel deciders each work in a fork; ids that existed at the fork point mean
+  // the same term in both). The hash-consing table is rebuilt around the copy's own nodes.
+  store(const store& o)
+      : options_(o.options_), nodes_(o.nodes_), slots_(o.slots_), constants_(o.constants_),
+        constant_index_(o.constant_index_), tensor_names_(o.tensor_names_), tensor_index_(o.tensor_index_),
+        table_(o.table_.size(), node_hash{this}, node_eq{this}), constant_hashes_(o.constant_hashes_),
+        tensor_hashes_(o.tensor_hashes_), zero_(o.zero_), one_(o.one_), minus_one_(o.minus_one_),
+        neg_inf_(o.neg_inf_), pos_inf_(o.pos_inf_) {
+    for (const table_entry& e : o.table_) table_.insert(e);
+  }
   store& operator=(const store&) = delete;
+
+  // The term `t` of store `from`, built in this store: nodes are copied bottom-up with their
+  // children, constants and tensor names re-interned (no smart-constructor work: a canonical node
+  // of one store is canonical in every store, since the canonical order is structural). `memo`
+  // maps ids of `from` to ids here across calls (pass the same vector for many terms of one
+  // store; it grows as needed). Iterative, so deep accumulation chains do not overflow the stack.
+  term_id import(const store& from, term_id t, std::vector<term_id>& memo) {
+    if (&from == this) return t;
+    if (memo.size() < from.size()) memo.resize(from.size(), no_term);
+    if (memo[t] != no_term) return memo[t];
+    std::vector<std::pair<term_id, bool>> work{{t, false}};
+    std::vector<std::uint32_t> s;
+    while (!work.empty()) {
+      auto [x, expanded] = work.back();
+      if (memo[x] != no_term) {
+        work.pop_back();
+        continue;
+      }
+      const node& n = from.nodes_[x];
+      auto children = from.slots(x);
+      std::size_t first = n.k == kind::add ? 1 : 0, step = n.k == kind::add || n.k == kind::mul ? 2 : 1;
+      if (n.k == kind::input || n.k == kind::constant || n.k == kind::neg_inf || n.k == kind::pos_inf) first = children.size();
+      if (!expanded) {
+        work.back().second = true;
+        for (std::size_t i = first; i < children.size(); i += step)
+          if (memo[children[i]] == no_term) work.push_back({children[i], false});
+        continue;
+      }
+      work.pop_back();
+      s.assign(children.begin(), children.end());
+      std::uint32_t payload = n.payload;
+      switch (n.k) {
+        case kind::constant: payload = intern_constant(from.constants_[payload]); break;
+        case kind::input: payload = tensor(from.tensor_names_[payload]); break;
+        case kind::add:
+          payload = intern_constant(from.constants_[payload]);
+          for (std::size_t i = 0; i < s.size(); i += 2) {
+            s[i] = intern_constant(from.constants_[s[i]]);
+            s[i + 1] = memo[s[i + 1]];
+          }
+          break;
+        case kind::mul:
+          payload = intern_constant(from.constants_[payload]);
+          for (std::size_t i = 0; i < s.size(); i += 2) s[i] = memo[s[i]];
+          break;
+        case kind::neg_inf:
+        case kind::pos_inf: break;
+        default:
+          for (auto& c : s) c = memo[c];
+      }
+      memo[x] = make(n.k, payload, s);
+    }
+    return memo[t];
+  }
 
   // ---- inspection -------------------------------------------------------------------------
   std::size_t size() const { return nodes_.size(); }
@@ -143,11 +208,12 @@ class store {
   }
   std::span<const std::uint32_t> slots(term_id t) const {
     const node& n = nodes_[t];
-    return {slots_.data() + n.first, n.count};
+    if (n.count == 0) return {};
+    return {slots_.at(n.first), n.count};
   }
   // Arguments of exp/log/sqrt/max/min/apply.
   std::span<const term_id> args(term_id t) const { return slots(t); }
-  term_id arg(term_id t) const { return slots_[nodes_[t].first]; }
+  term_id arg(term_id t) const { return *slots_.at(nodes_[t].first); }
   std::span<const sum_entry> sum_entries(term_id t) const {
     auto s = slots(t);
     return {reinterpret_cast<const sum_entry*>(s.data()), s.size() / 2};
@@ -335,7 +401,7 @@ class store {
   bool matches(const key_view& k, term_id t) const {
     const node& n = nodes_[t];
     if (n.hash != k.hash || n.k != k.k || n.payload != k.payload || n.count != k.slots.size()) return false;
-    return std::equal(k.slots.begin(), k.slots.end(), slots_.begin() + n.first);
+    return n.count == 0 || std::equal(k.slots.begin(), k.slots.end(), slots_.at(n.first));
   }
 
   std::uint64_t hash_payload(kind k, std::uint32_t payload) const {
@@ -386,9 +452,8 @@ class store {
       monomial = true;
       for (std::size_t i = 0; i < s.size(); i += 2) monomial = monomial && nodes_[s[i]].k == kind::input;
     }
-    nodes_.push_back(node{k, monomial, payload, static_cast<std::uint32_t>(slots_.size()),
-                          static_cast<std::uint32_t>(s.size()), key.hash});
-    slots_.insert(slots_.end(), s.begin(), s.end());
+    std::uint32_t first = slots_.append(s);
+    nodes_.push_back(node{k, monomial, payload, first, static_cast<std::uint32_t>(s.size()), key.hash});
     table_.insert(table_entry{id, key.hash});
     return id;
   }
@@ -422,7 +487,7 @@ class store {
                           "no constant factor in a product");
           GPUEQ_INVARIANT(i == 0 || before(s[i - 2], s[i]), "a product's factors are sorted");
           GPUEQ_INVARIANT(bk != kind::add || nodes_[s[i]].count / 2 > options_.flatten_limit ||
-                              slots_[nodes_[s[i]].first] == one_index,
+                              *slots_.at(nodes_[s[i]].first) == one_index,
                           "a sum factor is primitive (first coefficient 1)");
         }
         break;
@@ -506,7 +571,7 @@ class store {
 
   store_options options_;
   std::vector<node> nodes_;
-  std::vector<std::uint32_t> slots_;
+  support::word_arena slots_;  // operands; spans into it stay valid while the store grows
   std::vector<rational> constants_;
   boost::unordered_flat_map<rational, std::uint32_t, rational_hash> constant_index_;
   std::vector<std::string> tensor_names_;
@@ -678,7 +743,7 @@ inline void store::collect_factor(term_id x, std::int64_t e, small_rational& c, 
       // coefficient, (k·s')ᵉ = kᵉ·s'ᵉ, so (2x + 2)·y and 2·(x + 1)·y are one term and
       // (x + 1)·(−x − 1) merges to −(x + 1)². Long chunks (> flatten_limit) are left as they are.
       if (n.count / 2 <= options_.flatten_limit) {
-        const rational k = constants_[slots_[n.first]];  // a copy: scale() may grow constants_
+        const rational k = constants_[*slots_.at(n.first)];  // a copy: scale() may grow constants_
         if (k != 1) {
           if (e > 4096 || e < -4096) throw term_error("constant power too large");
           c *= small_rational(support::pow_int(k, e));
