@@ -151,8 +151,8 @@ inline comparison compare(term::store& s, const outputs& reference, const output
     if (it == candidate.end() || it->second.size() != ref.size())
       throw std::invalid_argument("check::compare: output '" + name + "' differs in size between the kernels");
     for (std::uint64_t i = 0; i < ref.size(); ++i)
-      if (ref[i] && it->second[i]) work.push_back({&name, i, *ref[i], *it->second[i]});
-      else ++trivial;
+      if (ref[i] && it->second[i] && *ref[i] != *it->second[i]) work.push_back({&name, i, *ref[i], *it->second[i]});
+      else ++trivial;  // unwritten, written by one, or the same term (equal by hash-consing)
   }
   std::vector<std::optional<canon::verdict>> verdicts = detail::decide_all(s, work, options, total, trivial);
 
@@ -172,6 +172,10 @@ inline comparison compare(term::store& s, const outputs& reference, const output
       if (!ref[i] || !cand[i]) {
         ++c.written_by_one;
         note({name, i, element_status::written_by_one, "", ref[i] ? "only the reference writes it" : "only the candidate writes it", {}});
+        continue;
+      }
+      if (*ref[i] == *cand[i]) {
+        ++c.equal;
         continue;
       }
       canon::verdict& v = *verdicts[next++];  // decided: every obligation up to the first difference is

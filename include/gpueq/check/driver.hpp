@@ -388,11 +388,135 @@ inline double format_value(double v, dtype d) {
   return exec::floats::round_to(v, rkind_of(d));
 }
 
+// Concrete inputs by name: tensors row-major (outputs empty) and symbolic scalars (one value).
+using concrete_inputs = std::map<std::string, std::vector<double>>;
+
+// Seeded pseudo-random inputs: floats in [-1, 1), integers in [-8, 8], rounded to their formats;
+// symbolic scalars 0.75.
+inline concrete_inputs random_inputs(const pair_spec& spec, std::uint64_t seed) {
+  concrete_inputs in;
+  for (auto& [name, t] : spec.tensors) {
+    auto& v = in[name];
+    v.resize(t.use == role::output ? 0 : t.elements());
+    for (auto& x : v) {
+      seed = support::mix64(seed + 0x632be59bd9b4e019ull);
+      x = format_value((static_cast<double>(seed >> 11) / static_cast<double>(1ull << 53) * 2 - 1) * (is_float(t.type) ? 1 : 8),
+                       t.type);
+    }
+  }
+  for (auto& [name, sc] : spec.scalars)
+    if (sc.symbolic) in[name] = {0.75};
+  return in;
+}
+
+// The float32 domain's input function over concrete inputs (which must outlive it).
+inline auto source_of(const concrete_inputs& in) {
+  return [&in](const exec::input_ref& r) {
+    auto it = in.find(std::string(r.name));
+    return it != in.end() && r.element < it->second.size() ? it->second[r.element] : 0.0;
+  };
+}
+
+// Largest absolute and relative difference over the elements both sides give.
+template <class A, class B>
+check_result::float32_report difference(const std::map<std::string, A>& a, const std::map<std::string, B>& b) {
+  auto value = [](const auto& x) -> std::optional<double> { return x; };
+  check_result::float32_report r;
+  for (auto& [name, va] : a) {
+    auto it = b.find(name);
+    if (it == b.end()) continue;
+    const auto& vb = it->second;
+    for (std::size_t i = 0; i < va.size() && i < vb.size(); ++i) {
+      std::optional<double> x = value(va[i]), y = value(vb[i]);
+      if (!x || !y) continue;
+      ++r.elements;
+      double d = std::fabs(*x - *y);
+      if (std::isnan(d)) d = INFINITY;
+      if (d > r.max_abs || r.worst.empty()) {
+        r.max_abs = std::max(r.max_abs, d);
+        r.worst = name + "[" + std::to_string(i) + "]";
+      }
+      double scale = std::max(std::fabs(*x), std::fabs(*y));
+      if (scale > 0) r.max_rel = std::max(r.max_rel, d / scale);
+    }
+  }
+  return r;
+}
+
+// A run error, race report or inter-CTA conflict of any side becomes the verdict (in that order:
+// errors first); true when one did.
+inline bool run_problem(check_result& res, std::initializer_list<const side_report*> sides) {
+  for (const side_report* side : sides)
+    if (side->error) {
+      res.v = verdict_of(*side->error);
+      res.summary = side->name + " kernel, CTA " + cta_name(*side->failed_cta) + ": " + side->error->message;
+      return true;
+    }
+  for (const side_report* side : sides)
+    if (!side->race_text.empty()) {
+      res.v = side->race_free ? verdict::deadlock : verdict::race;
+      res.summary = side->name + " kernel is " + (side->race_free ? "not well-synchronized" : "racy") + ":\n" + side->race_text;
+      return true;
+    }
+  for (const side_report* side : sides)
+    if (!side->conflicts.empty()) {
+      res.v = verdict::race;
+      res.summary = side->name + " kernel: two CTAs write one output element (an inter-CTA race): " + side->conflicts.front();
+      return true;
+    }
+  return false;
+}
+
+// How a comparison's result is worded: the reference side's name, what `what` says was checked,
+// and the phrases for a proof and for elements the candidate alone (or the reference alone)
+// writes.
+struct wording {
+  std::string reference = "reference";
+  std::string what;
+  std::string written_by_one = "are written by one kernel only";
+  std::string proved = "written elements of";
+  std::string equal = "are equal over the reals";
+};
+
+// The verdict, summary and differing examples of a finished comparison.
+inline void conclude(check_result& res, const term::store& s, const comparison& c, const outputs& ref,
+                     const outputs& cand, std::uint64_t total, const wording& w, bool stop_at_first_difference) {
+  if (c.different) {
+    res.v = verdict::different;
+    res.summary = c.elements < total && stop_at_first_difference
+                      ? "a difference among " + w.what + ", found after deciding " + std::to_string(c.elements)
+                      : std::to_string(c.different) + " of " + w.what + " differ";
+  } else if (c.written_by_one) {
+    res.v = verdict::different;
+    res.summary = std::to_string(c.written_by_one) + " of " + w.what + " " + w.written_by_one;
+  } else if (c.unknown) {
+    res.v = verdict::unknown;
+    res.summary = std::to_string(c.unknown) + " of " + w.what + " could not be decided";
+  } else {
+    res.v = verdict::equivalent;
+    res.summary = "all " + std::to_string(c.equal) + " " + w.proved + " " + w.what + " " + w.equal +
+                  (c.unwritten ? " (" + std::to_string(c.unwritten) + " elements written by neither)" : std::string());
+  }
+  for (auto& p : c.problems) {
+    if (res.examples.size() >= 3) break;
+    std::string e = p.tensor + "[" + std::to_string(p.index) + "]";
+    auto rv = ref.at(p.tensor)[p.index], cv = cand.at(p.tensor)[p.index];
+    if (p.status == element_status::written_by_one)
+      e += rv ? ": only the " + w.reference + " writes it" : ": only the candidate writes it";
+    else {
+      e += ":\n    " + w.reference + " = " + (rv ? short_text(s, *rv) : std::string("(unwritten)"));
+      e += "\n    candidate = " + (cv ? short_text(s, *cv) : std::string("(unwritten)"));
+      if (p.status == element_status::unknown) e += "\n    unknown: " + p.reason;
+    }
+    res.examples.push_back(std::move(e));
+  }
+}
+
 }  // namespace detail
 
-// Builds the concrete input from a witness and runs both (unlifted) kernels on it in float32.
-inline counterexample_report replay(const pair_spec& spec, const resolved_pair& pair, const term::store& s,
-                                    const element_result& e, bool lockstep = false) {
+// The concrete input of a counterexample: the witness's values for the inputs the differing
+// element depends on, fixed pseudo-random values for every other input element.
+inline counterexample_report counterexample_input(const pair_spec& spec, const term::store& s, const element_result& e) {
   counterexample_report r;
   r.tensor = e.tensor;
   r.index = e.index;
@@ -421,28 +545,40 @@ inline counterexample_report replay(const pair_spec& spec, const resolved_pair& 
       r.scalars[name] = sc->second.type ? detail::format_value(v, *sc->second.type) : exec::floats::round_to(v, exec::rkind::f32);
     }
   }
+  return r;
+}
+
+// Runs one (unlifted) kernel in float32 on a counterexample's input and reads the differing
+// element; a failed run or an unwritten element is noted in r.float_note.
+inline std::optional<double> replay_side(const pair_spec& spec, const ptx::module& m, std::size_t entry,
+                                         const kernel_spec& k, const char* side, counterexample_report& r,
+                                         bool lockstep = false) {
   auto inputs = [&](const exec::input_ref& in) -> double {
     if (auto it = r.tensors.find(std::string(in.name)); it != r.tensors.end() && in.element < it->second.size())
       return it->second[in.element];
     if (auto it = r.scalars.find(std::string(in.name)); it != r.scalars.end()) return it->second;
     return 0;
   };
-  auto run = [&](const ptx::module& m, std::size_t entry, const kernel_spec& k, const char* side) -> std::optional<double> {
-    exec::program p = exec::decode(m, m.functions[entry]);
-    exec::float32_domain d(inputs);
-    exec::engine_options eo;
-    eo.lockstep_warps = lockstep;
-    auto g = run_grid<exec::float32_domain>(d, p, spec, k, {}, {}, eo);
-    if (g.error) {
-      r.float_note += std::string(side) + " float32 run failed: " + g.error->message + "; ";
-      return std::nullopt;
-    }
-    auto& v = g.values.at(e.tensor)[e.index];
-    if (!v) r.float_note += std::string(side) + " does not write the element in float32; ";
-    return v;
-  };
-  r.float_reference = run(pair.reference, pair.reference_entry, spec.reference, "reference");
-  r.float_candidate = run(pair.candidate, pair.candidate_entry, spec.candidate, "candidate");
+  exec::program p = exec::decode(m, m.functions[entry]);
+  exec::float32_domain d(inputs);
+  exec::engine_options eo;
+  eo.lockstep_warps = lockstep;
+  auto g = run_grid<exec::float32_domain>(d, p, spec, k, {}, {}, eo);
+  if (g.error) {
+    r.float_note += std::string(side) + " float32 run failed: " + g.error->message + "; ";
+    return std::nullopt;
+  }
+  auto& v = g.values.at(r.tensor)[r.index];
+  if (!v) r.float_note += std::string(side) + " does not write the element in float32; ";
+  return v;
+}
+
+// Builds the concrete input from a witness and runs both (unlifted) kernels on it in float32.
+inline counterexample_report replay(const pair_spec& spec, const resolved_pair& pair, const term::store& s,
+                                    const element_result& e, bool lockstep = false) {
+  counterexample_report r = counterexample_input(spec, s, e);
+  r.float_reference = replay_side(spec, pair.reference, pair.reference_entry, spec.reference, "reference", r, lockstep);
+  r.float_candidate = replay_side(spec, pair.candidate, pair.candidate_entry, spec.candidate, "candidate", r, lockstep);
   if (r.float_reference && r.float_candidate && *r.float_reference == *r.float_candidate)
     r.float_note += "the float32 outputs coincide at this input (the real-valued outputs differ)";
   return r;
@@ -451,47 +587,16 @@ inline counterexample_report replay(const pair_spec& spec, const resolved_pair& 
 // Runs both (unlifted) kernels in float32 on seeded random inputs in [-1, 1] and compares.
 inline std::optional<check_result::float32_report> float32_difference(const pair_spec& spec, const resolved_pair& pair,
                                                                       std::uint64_t seed = 1) {
-  std::map<std::string, std::vector<double>> in;
-  for (auto& [name, t] : spec.tensors) {
-    auto& v = in[name];
-    v.resize(t.use == role::output ? 0 : t.elements());
-    for (auto& x : v) {
-      seed = support::mix64(seed + 0x632be59bd9b4e019ull);
-      x = detail::format_value((static_cast<double>(seed >> 11) / static_cast<double>(1ull << 53) * 2 - 1) * (is_float(t.type) ? 1 : 8),
-                               t.type);
-    }
-  }
-  for (auto& [name, sc] : spec.scalars)
-    if (sc.symbolic) in[name] = {0.75};
-  auto source = [&](const exec::input_ref& r) {
-    auto it = in.find(std::string(r.name));
-    return it != in.end() && r.element < it->second.size() ? it->second[r.element] : 0.0;
-  };
+  detail::concrete_inputs in = detail::random_inputs(spec, seed);
   auto run = [&](const ptx::module& m, std::size_t entry, const kernel_spec& k) {
     exec::program p = exec::decode(m, m.functions[entry]);
-    exec::float32_domain d(source);
+    exec::float32_domain d(detail::source_of(in));
     return run_grid(d, p, spec, k);
   };
   auto a = run(pair.reference, pair.reference_entry, spec.reference);
   auto b = run(pair.candidate, pair.candidate_entry, spec.candidate);
   if (a.error || b.error) return std::nullopt;
-  check_result::float32_report r;
-  for (auto& [name, va] : a.values) {
-    const auto& vb = b.values.at(name);
-    for (std::size_t i = 0; i < va.size(); ++i) {
-      if (!va[i] || !vb[i]) continue;
-      ++r.elements;
-      double d = std::fabs(*va[i] - *vb[i]);
-      if (std::isnan(d)) d = INFINITY;
-      if (d > r.max_abs || r.worst.empty()) {
-        r.max_abs = std::max(r.max_abs, d);
-        r.worst = name + "[" + std::to_string(i) + "]";
-      }
-      double scale = std::max(std::fabs(*va[i]), std::fabs(*vb[i]));
-      if (scale > 0) r.max_rel = std::max(r.max_rel, d / scale);
-    }
-  }
-  return r;
+  return detail::difference(a.values, b.values);
 }
 
 // A witness for a race: the CTA run in float32 on seeded random inputs under two schedules, the
@@ -520,23 +625,8 @@ inline race_witness witness(const pair_spec& spec, const ptx::module& m, std::si
                  std::to_string(r.second.thread) + ")";
   w.schedule_b = "round robin with thread " + std::to_string(r.second.thread) + " moved ahead of thread " +
                  std::to_string(r.first.thread);
-  std::map<std::string, std::vector<double>> in;
-  std::uint64_t seed = 7;
-  for (auto& [name, t] : spec.tensors) {
-    auto& v = in[name];
-    v.resize(t.use == role::output ? 0 : t.elements());
-    for (auto& x : v) {
-      seed = support::mix64(seed + 0x632be59bd9b4e019ull);
-      x = detail::format_value((static_cast<double>(seed >> 11) / static_cast<double>(1ull << 53) * 2 - 1) * (is_float(t.type) ? 1 : 8),
-                               t.type);
-    }
-  }
-  for (auto& [name, sc] : spec.scalars)
-    if (sc.symbolic) in[name] = {0.75};
-  auto source = [&](const exec::input_ref& ref) {
-    auto it = in.find(std::string(ref.name));
-    return it != in.end() && ref.element < it->second.size() ? it->second[ref.element] : 0.0;
-  };
+  detail::concrete_inputs in = detail::random_inputs(spec, 7);
+  auto source = detail::source_of(in);
   exec::program p = exec::decode(m, m.functions[entry]);
   auto run = [&](std::vector<std::uint32_t> thread_order) {
     exec::float32_domain d(source);
@@ -606,24 +696,7 @@ inline check_result check_pair(const pair_spec& spec, const resolved_pair& pair,
   res.terms = s.size();
 
   // Run errors first, then races, then the comparison.
-  for (side_report* side : {&res.reference, &res.candidate})
-    if (side->error) {
-      res.v = detail::verdict_of(*side->error);
-      res.summary = side->name + " kernel, CTA " + cta_name(*side->failed_cta) + ": " + side->error->message;
-      return res;
-    }
-  for (side_report* side : {&res.reference, &res.candidate})
-    if (!side->race_text.empty()) {
-      res.v = side->race_free ? verdict::deadlock : verdict::race;
-      res.summary = side->name + " kernel is " + (side->race_free ? "not well-synchronized" : "racy") + ":\n" + side->race_text;
-      return res;
-    }
-  for (side_report* side : {&res.reference, &res.candidate})
-    if (!side->conflicts.empty()) {
-      res.v = verdict::race;
-      res.summary = side->name + " kernel: two CTAs write one output element (an inter-CTA race): " + side->conflicts.front();
-      return res;
-    }
+  if (detail::run_problem(res, {&res.reference, &res.candidate})) return res;
 
   if (options.float32_report) res.float32 = float32_difference(spec, pair);
   auto t1 = std::chrono::steady_clock::now();
@@ -637,37 +710,11 @@ inline check_result check_pair(const pair_spec& spec, const resolved_pair& pair,
   res.decide_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   std::uint64_t total = 0;
   for (auto& [name, vals] : rr.values) total += vals.size();
-  std::string what = std::to_string(total) + " output elements (reference: " + std::to_string(res.reference.ctas) +
-                     " CTA(s) of block " + cta_name(spec.reference.block) + "; candidate: " +
-                     std::to_string(res.candidate.ctas) + " CTA(s) of block " + cta_name(spec.candidate.block) + ")";
-  if (c.different) {
-    res.v = verdict::different;
-    res.summary = c.elements < total && options.compare.stop_at_first_difference
-                      ? "a difference among " + what + ", found after deciding " + std::to_string(c.elements)
-                      : std::to_string(c.different) + " of " + what + " differ";
-  } else if (c.written_by_one) {
-    res.v = verdict::different;
-    res.summary = std::to_string(c.written_by_one) + " of " + what + " are written by one kernel only";
-  } else if (c.unknown) {
-    res.v = verdict::unknown;
-    res.summary = std::to_string(c.unknown) + " of " + what + " could not be decided";
-  } else {
-    res.v = verdict::equivalent;
-    res.summary = "all " + std::to_string(c.equal) + " written elements of " + what + " are equal over the reals" +
-                  (c.unwritten ? " (" + std::to_string(c.unwritten) + " elements written by neither)" : std::string());
-  }
-  for (auto& p : c.problems) {
-    if (res.examples.size() >= 3) break;
-    std::string e = p.tensor + "[" + std::to_string(p.index) + "]";
-    auto rv = rr.values.at(p.tensor)[p.index], cv = cr.values.at(p.tensor)[p.index];
-    if (p.status == element_status::written_by_one) e += ": " + p.reason;
-    else {
-      e += ":\n    reference = " + (rv ? detail::short_text(s, *rv) : std::string("(unwritten)"));
-      e += "\n    candidate = " + (cv ? detail::short_text(s, *cv) : std::string("(unwritten)"));
-      if (p.status == element_status::unknown) e += "\n    unknown: " + p.reason;
-    }
-    res.examples.push_back(std::move(e));
-  }
+  detail::wording w;
+  w.what = std::to_string(total) + " output elements (reference: " + std::to_string(res.reference.ctas) +
+           " CTA(s) of block " + cta_name(spec.reference.block) + "; candidate: " + std::to_string(res.candidate.ctas) +
+           " CTA(s) of block " + cta_name(spec.candidate.block) + ")";
+  detail::conclude(res, s, c, rr.values, cr.values, total, w, options.compare.stop_at_first_difference);
   for (auto& p : c.problems)
     if (p.status == element_status::different && p.witness) {
       res.counterexample = replay(spec, pair, s, p, options.race.warp_synchronous || options.engine.lockstep_warps);

@@ -121,23 +121,6 @@ inline void check_spec_outputs(const pair_spec& spec, const specification& sp, c
     if (t.use != role::input && !want.contains(name)) fail("does not define the output tensor '" + name + "'");
 }
 
-// Seeded random inputs in [-1, 1] rounded to their formats (symbolic scalars 0.75), as
-// float32_difference draws them.
-inline std::map<std::string, std::vector<double>> spec_random_inputs(const pair_spec& spec, std::uint64_t seed) {
-  std::map<std::string, std::vector<double>> in;
-  for (auto& [name, t] : spec.tensors) {
-    auto& v = in[name];
-    v.resize(t.use == role::output ? 0 : t.elements());
-    for (auto& x : v) {
-      seed = support::mix64(seed + 0x632be59bd9b4e019ull);
-      x = format_value((static_cast<double>(seed >> 11) / static_cast<double>(1ull << 53) * 2 - 1) * (is_float(t.type) ? 1 : 8), t.type);
-    }
-  }
-  for (auto& [name, sc] : spec.scalars)
-    if (sc.symbolic) in[name] = {0.75};
-  return in;
-}
-
 // Reads `tensors` (which must outlive the source) and a copy of `scalars`.
 inline input_source spec_source_of(const std::map<std::string, std::vector<double>>& tensors,
                                    std::map<std::string, double> scalars = {}) {
@@ -148,34 +131,16 @@ inline input_source spec_source_of(const std::map<std::string, std::vector<doubl
   };
 }
 
-// The kernel (unlifted) in float32 against the specification in double, on seeded random inputs.
+// The kernel (unlifted) in float32 against the specification in double, on the seeded random
+// inputs float32_difference uses.
 inline std::optional<check_result::float32_report> spec_float32_difference(const pair_spec& spec, const resolved_pair& pair,
                                                                            const specification& sp, std::uint64_t seed = 1) {
-  auto in = spec_random_inputs(spec, seed);
-  input_source source = spec_source_of(in);
+  concrete_inputs in = random_inputs(spec, seed);
   exec::program p = exec::decode(pair.candidate, pair.candidate.functions[pair.candidate_entry]);
-  exec::float32_domain d([&](const exec::input_ref& r) { return source(r.name, r.element); });
+  exec::float32_domain d(source_of(in));
   auto got = run_grid(d, p, spec, spec.candidate);
   if (got.error) return std::nullopt;
-  auto want = sp.evaluate(source);
-  check_result::float32_report r;
-  for (auto& [name, vw] : want) {
-    auto it = got.values.find(name);
-    if (it == got.values.end()) continue;
-    for (std::size_t i = 0; i < vw.size() && i < it->second.size(); ++i) {
-      if (!it->second[i]) continue;
-      ++r.elements;
-      double x = *it->second[i], diff = std::fabs(vw[i] - x);
-      if (std::isnan(diff)) diff = INFINITY;
-      if (diff > r.max_abs || r.worst.empty()) {
-        r.max_abs = std::max(r.max_abs, diff);
-        r.worst = name + "[" + std::to_string(i) + "]";
-      }
-      double scale = std::max(std::fabs(vw[i]), std::fabs(x));
-      if (scale > 0) r.max_rel = std::max(r.max_rel, diff / scale);
-    }
-  }
-  return r;
+  return difference(sp.evaluate(spec_source_of(in)), got.values);
 }
 
 }  // namespace detail
@@ -200,66 +165,29 @@ inline check_result check_against_spec(const pair_spec& spec, const resolved_pai
   res.terms = s.size();
 
   side_report& k = res.candidate;
-  if (k.error) {
-    res.v = detail::verdict_of(*k.error);
-    res.summary = "candidate kernel, CTA " + cta_name(*k.failed_cta) + ": " + k.error->message;
-    return res;
-  }
-  if (!k.race_text.empty()) {
-    res.v = k.race_free ? verdict::deadlock : verdict::race;
-    res.summary = std::string("candidate kernel is ") + (k.race_free ? "not well-synchronized" : "racy") + ":\n" + k.race_text;
-    return res;
-  }
-  if (!k.conflicts.empty()) {
-    res.v = verdict::race;
-    res.summary = "candidate kernel: two CTAs write one output element (an inter-CTA race): " + k.conflicts.front();
-    return res;
-  }
+  if (detail::run_problem(res, {&k})) return res;
 
   if (options.float32_report) res.float32 = detail::spec_float32_difference(spec, pair, sp);
   auto t1 = std::chrono::steady_clock::now();
-  comparison c = compare(s, want, cr.values, options.compare);
+  compare_options co = options.compare;
+  co.threads = std::max(co.threads, options.threads);
+  comparison c = compare(s, want, cr.values, co);
   res.decide_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   std::uint64_t total = 0;
   for (auto& [name, vals] : want) total += vals.size();
-  std::string what = std::to_string(total) + " output elements (specification '" + sp.name + "'; candidate: " +
-                     std::to_string(k.ctas) + " CTA(s) of block " + cta_name(spec.candidate.block) + ")";
-  if (c.different) {
-    res.v = verdict::different;
-    res.summary = c.elements < total && options.compare.stop_at_first_difference
-                      ? "a difference among " + what + ", found after deciding " + std::to_string(c.elements)
-                      : std::to_string(c.different) + " of " + what + " differ";
-  } else if (c.written_by_one) {
-    res.v = verdict::different;
-    res.summary = std::to_string(c.written_by_one) + " of " + what + " are not written by the kernel";
-  } else if (c.unknown) {
-    res.v = verdict::unknown;
-    res.summary = std::to_string(c.unknown) + " of " + what + " could not be decided";
-  } else {
-    res.v = verdict::equivalent;
-    res.summary = "all " + std::to_string(c.equal) + " elements of " + what + " equal the specification over the reals";
-  }
-  for (auto& p : c.problems) {
-    if (res.examples.size() >= 3) break;
-    std::string e = p.tensor + "[" + std::to_string(p.index) + "]";
-    auto wv = want.at(p.tensor)[p.index], cv = cr.values.at(p.tensor)[p.index];
-    if (p.status == element_status::written_by_one) {
-      e += ": the kernel does not write it";
-    } else {
-      e += ":\n    specification = " + (wv ? detail::short_text(s, *wv) : std::string("(undefined)"));
-      e += "\n    candidate = " + (cv ? detail::short_text(s, *cv) : std::string("(unwritten)"));
-      if (p.status == element_status::unknown) e += "\n    unknown: " + p.reason;
-    }
-    res.examples.push_back(std::move(e));
-  }
+  detail::wording w;
+  w.reference = "specification";
+  w.what = std::to_string(total) + " output elements (specification '" + sp.name + "'; candidate: " +
+           std::to_string(k.ctas) + " CTA(s) of block " + cta_name(spec.candidate.block) + ")";
+  w.written_by_one = "are not written by the kernel";
+  w.proved = "elements of";
+  w.equal = "equal the specification over the reals";
+  detail::conclude(res, s, c, want, cr.values, total, w, options.compare.stop_at_first_difference);
   for (auto& p : c.problems)
     if (p.status == element_status::different && p.witness) {
-      // replay() builds the witness input and runs a pair's kernels in float32; here both sides
-      // are the kernel, and the reference value is then the specification in double.
-      pair_spec both = spec;
-      both.reference = spec.candidate;
-      resolved_pair twice{pair.candidate, pair.candidate, pair.candidate_entry, pair.candidate_entry};
-      counterexample_report r = replay(both, twice, s, p, options.race.warp_synchronous || options.engine.lockstep_warps);
+      counterexample_report r = counterexample_input(spec, s, p);
+      r.float_candidate = replay_side(spec, pair.candidate, pair.candidate_entry, spec.candidate, "candidate", r,
+                                      options.race.warp_synchronous || options.engine.lockstep_warps);
       auto value = sp.evaluate(detail::spec_source_of(r.tensors, r.scalars));
       r.float_reference = value.at(p.tensor)[p.index];
       r.float_note.clear();
