@@ -1,8 +1,10 @@
-// The corpus table (issue 8): every pair of examples/kernels checked end to end as `gpueq check`
-// does (runs with race analysis, then the decision), one row per pair: verdict, run and decide
-// time, total, thread-instructions, terms, and the peak memory of that pair alone (each pair is
-// checked in a child process, whose peak resident size the parent reads).
-//   bench_corpus [substring]     only pairs whose path contains the substring
+// The corpus table (issues 6 and 8): every pair of examples/kernels checked end to end as `gpueq
+// check` does, one row per pair: verdict; phases: parse (reading the spec and both PTX files),
+// symbolic execution of each kernel with the race analysis, the race analysis's share of it
+// (the same runs repeated without the race context, subtracted), the decision; total (parse +
+// check, without the extra runs), thread-instructions, terms, and the peak memory of that pair
+// alone (each pair is checked in a child process, whose peak resident size the parent reads).
+//   bench_corpus [-jN] [substring]     N threads (default 1), only pairs whose path has the substring
 #include "bench.hpp"
 
 #include "../examples/specs/corpus.hpp"  // pairs whose reference is a registered specification
@@ -17,22 +19,78 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 using namespace gpueq;
 
+namespace {
+
+double since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The child's work: one line "verdict parse ref cand race decide total steps terms".
+std::string measure(const std::string& f, unsigned threads) {
+  auto t0 = std::chrono::steady_clock::now();
+  check::pair_spec spec = check::load_spec(f);
+  check::resolved_pair pair = check::resolve(spec);
+  double parse = since(t0);
+  check::check_options o;
+  o.threads = threads;
+  auto t1 = std::chrono::steady_clock::now();
+  check::check_result r = spec.reference_spec ? check::check_against_spec(spec, pair, o) : check::check_pair(spec, pair, o);
+  double total = parse + since(t1);
+  // The race analysis's share: the symbolic runs again without it (one thread, per side).
+  double race = 0;
+  {
+    check::check_options plain = o;
+    plain.check_races = false;
+    plain.threads = 1;
+    double without = 0;
+    for (bool candidate : {false, true}) {
+      if (!candidate && spec.reference_spec) continue;
+      ptx::module m = candidate ? pair.candidate : pair.reference;
+      ptx::lift(m);
+      term::store s;
+      check::kernel_run out;
+      auto t2 = std::chrono::steady_clock::now();
+      (void)check::run_side(s, m, candidate ? pair.candidate_entry : pair.reference_entry, spec,
+                            candidate ? spec.candidate : spec.reference, "side", out, plain);
+      without += since(t2);
+    }
+    race = std::max(0.0, r.reference.seconds + r.candidate.seconds - without);
+  }
+  char line[512];
+  std::snprintf(line, sizeof line, "%s %f %f %f %f %f %f %llu %zu", std::string(check::name(r.v)).c_str(), parse,
+                r.reference.seconds, r.candidate.seconds, race, r.decide_seconds, total,
+                static_cast<unsigned long long>(r.reference.steps + r.candidate.steps), r.terms);
+  return line;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   namespace fs = std::filesystem;
-  std::string filter = argc > 1 ? argv[1] : "";
+  std::string filter;
+  unsigned threads = 1;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.starts_with("-j")) threads = static_cast<unsigned>(std::max(1, std::atoi(a.c_str() + 2)));
+    else filter = a;
+  }
   std::vector<std::string> files;
   for (auto& e : fs::recursive_directory_iterator(fs::path(GPUEQ_SOURCE_DIR) / "examples" / "kernels"))
     if (e.path().string().ends_with(".pair.json") && e.path().string().find(filter) != std::string::npos)
       files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
-  std::printf("%-48s %-15s %8s %8s %8s %12s %9s %8s\n", "pair", "verdict", "run [s]", "dec [s]", "total", "thread-ins",
-              "terms", "MiB");
+  std::printf("%u thread(s); times in seconds; run ref/cand: symbolic execution with the race analysis (CPU "
+              "seconds summed over threads), race: its share of them\n",
+              threads);
+  std::printf("%-46s %-14s %6s %7s %7s %6s %7s %7s %11s %8s %6s\n", "pair", "verdict", "parse", "run ref", "run cand",
+              "race", "decide", "total", "thread-ins", "terms", "MiB");
   std::fflush(stdout);
   double all = 0;
   for (auto& f : files) {
@@ -41,20 +99,17 @@ int main(int argc, char** argv) {
     pid_t pid = fork();
     if (pid == 0) {
       close(fd[0]);
-      check::pair_spec spec = check::load_spec(f);
-      check::resolved_pair pair = check::resolve(spec);
-      auto t0 = std::chrono::steady_clock::now();
-      check::check_result r = spec.reference_spec ? check::check_against_spec(spec, pair) : check::check_pair(spec, pair);
-      double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      char line[256];
-      int n = std::snprintf(line, sizeof line, "%s %f %f %f %llu %zu", std::string(check::name(r.v)).c_str(), r.run_seconds,
-                            r.decide_seconds, total,
-                            static_cast<unsigned long long>(r.reference.steps + r.candidate.steps), r.terms);
-      if (write(fd[1], line, static_cast<std::size_t>(n)) < 0) _exit(1);
+      std::string line;
+      try {
+        line = measure(f, threads);
+      } catch (const std::exception& e) {
+        line = "error";
+      }
+      if (write(fd[1], line.data(), line.size()) < 0) _exit(1);
       _exit(0);
     }
     close(fd[1]);
-    char buf[256] = {};
+    char buf[512] = {};
     std::size_t got = 0;
     for (ssize_t k; (k = read(fd[0], buf + got, sizeof buf - 1 - got)) > 0;) got += static_cast<std::size_t>(k);
     close(fd[0]);
@@ -62,14 +117,15 @@ int main(int argc, char** argv) {
     rusage u{};
     wait4(pid, &status, 0, &u);
     char verdict[32] = "crashed";
-    double run = 0, dec = 0, total = 0;
+    double parse = 0, ref = 0, cand = 0, race = 0, dec = 0, total = 0;
     unsigned long long steps = 0;
     std::size_t terms = 0;
-    std::sscanf(buf, "%31s %lf %lf %lf %llu %zu", verdict, &run, &dec, &total, &steps, &terms);
+    std::sscanf(buf, "%31s %lf %lf %lf %lf %lf %lf %llu %zu", verdict, &parse, &ref, &cand, &race, &dec, &total, &steps,
+                &terms);
     all += total;
     std::string name = fs::relative(f, fs::path(GPUEQ_SOURCE_DIR) / "examples" / "kernels").string();
-    std::printf("%-48s %-15s %8.3f %8.3f %8.3f %12llu %9zu %8.0f\n", name.c_str(), verdict, run, dec, total, steps, terms,
-                static_cast<double>(u.ru_maxrss) / 1024.0);
+    std::printf("%-46s %-14s %6.3f %7.3f %7.3f %6.3f %7.3f %7.3f %11llu %8zu %6.0f\n", name.c_str(), verdict, parse, ref,
+                cand, race, dec, total, steps, terms, static_cast<double>(u.ru_maxrss) / 1024.0);
     std::fflush(stdout);
   }
   std::printf("%zu pairs, %.1f s in all\n", files.size(), all);
