@@ -117,6 +117,87 @@ expect(race_witness 2 "witness for threads 0 and 1: under round robin .* out\\[0
        race --witness ${K}/reduction/v1_vs_v5.pair.json)
 expect(race_deadlock 2 "deadlock" race ${K}/named_barriers/ref_vs_producer_short.pair.json)
 
+# race --json: per kernel the verdict, race groups (kind, address, count, both accesses with thread,
+# warp/lane, PTX and CUDA lines, barrier generation), barrier diagnostics, run errors, inter-CTA races.
+expect(race_json 2 "\"verdict\": \"race\",.*\"side\": \"reference\",.*\"verdict\": \"race-free\",.*\"side\": \"candidate\",.*\"verdict\": \"race\",.*\"race_count\": 129,.*\"kind\": \"WAR\",.*\"benign\": false,.*\"count\": 31,.*\"space\": \"shared\",.*\"array\": \"reduce5::s\",.*\"index\": 1,.*\"first\": .*\"access\": \"read\",.*\"linear\": 0,.*\"lane\": 0\n.*\"ptx_line\": 130,.*\"cuda_file\": \"examples/kernels/reduction/reduce5_unroll_last_warp.cu\",.*\"cuda_line\": 15.*\"generation\": 1.*\"second\": .*\"access\": \"write\",.*\"linear\": 1,.*\"ptx_line\": 107,.*\"cuda_line\": 10"
+       race --json ${K}/reduction/v1_vs_v5.pair.json)
+expect(race_json_deadlock 2 "\"verdict\": \"deadlock\",.*\"error\": .*\"kind\": \"deadlock\",.*barrier 2 generation 4: 64 registered, 96 expected.*\"linear\": 32,.*\"ptx_line\": 154,.*\"cuda_file\": \"examples/kernels/named_barriers/mirror_producer_short.cu\",.*\"cuda_line\": 11"
+       race --json ${K}/named_barriers/ref_vs_producer_short.pair.json)
+expect(race_json_barrier 2 "\"verdict\": \"barrier-error\",.*\"race_count\": 0,.*\"barriers\": .*\"problem\": \"unsafe-recycling\",.*\"severity\": \"error\",.*\"kind\": \"cta\",.*\"id\": 1.*\"generation\": 2,.*\"linear\": 48,.*\"ptx_line\": 30\n.*\"known_generation\": 0,"
+       race --json tests/cli/inputs/named_barrier_recycling.ptx --block 64 --param buf=f32[64])
+expect(race_json_inter_cta 2 "\"verdict\": \"inter-cta-race\",.*\"inter_cta\": .*\"message\": \"y\\[[0-9]+\\] is written by CTA"
+       race --json tests/cli/inputs/softmax_two_ctas.kernel.json)
+expect(race_json_clean 0 "\"verdict\": \"race-free\",\n  \"exit_code\": 0,.*\"race_count\": 0,\n      \"races\": \\[\\],\n      \"barriers\": \\[\\],.*\"error\": null"
+       race --json ${K}/softmax/softmax_online.kernel.json)
+
+# race --sarif: SARIF 2.1.0; the primary location is the CUDA line, the PTX line and the second
+# access are related locations. check_sarif.py validates structure (and a schema subset with
+# jsonschema) where python3 is found.
+expect(race_sarif 2 "\"\\$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\",\n  \"version\": \"2.1.0\",.*\"name\": \"gpueq\",.*\"id\": \"gpueq.race.raw\",.*\"id\": \"gpueq.inter-cta-race\",.*\"results\": .*\"ruleId\": \"gpueq.race.war\",\n *\"ruleIndex\": 1,\n *\"level\": \"error\",.*\"locations\": .*\"uri\": \"examples/kernels/reduction/reduce5_unroll_last_warp.cu\",.*\"startLine\": 15.*\"relatedLocations\": .*\"uri\": \"examples/kernels/reduction/reduce5_unroll_last_warp.ptx\",.*\"startLine\": 130.*second access: write by thread 1"
+       race --sarif ${K}/reduction/v1_vs_v5.pair.json)
+find_program(PYTHON3 python3)
+function(check_sarif name file)
+  math(EXPR n "${cases} + 1")
+  set(cases ${n} PARENT_SCOPE)
+  if(NOT PYTHON3)
+    return()
+  endif()
+  execute_process(COMMAND ${PYTHON3} "${SOURCE_DIR}/tests/cli/check_sarif.py" "${file}" ${ARGN}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(SEND_ERROR "[${name}] ${out}${err}")
+    math(EXPR f "${failures} + 1")
+    set(failures ${f} PARENT_SCOPE)
+  endif()
+endfunction()
+set(S "${CMAKE_CURRENT_BINARY_DIR}/cli_race")
+expect(race_sarif_file 2 "^$" race --sarif ${K}/reduction/v1_vs_v5.pair.json --output ${S}_races.sarif)
+check_sarif(race_sarif_races ${S}_races.sarif --rule gpueq.race.war --uri-suffix .cu --results 5)
+expect(race_sarif_deadlock_file 2 "^$" race --sarif ${K}/named_barriers/ref_vs_producer_short.pair.json -o ${S}_deadlock.sarif)
+check_sarif(race_sarif_deadlock ${S}_deadlock.sarif --rule gpueq.deadlock --uri-suffix .cu --results 1)
+expect(race_sarif_barrier_file 2 "^$" race --sarif tests/cli/inputs/named_barrier_recycling.ptx --block 64 --param buf=f32[64]
+       -o ${S}_barrier.sarif)
+check_sarif(race_sarif_barrier ${S}_barrier.sarif --rule gpueq.barrier --uri-suffix .ptx --results 1)
+expect(race_sarif_clean 0 "\"results\": \\[\\]" race --sarif ${K}/softmax/softmax_online.kernel.json)
+expect(race_json_and_sarif 4 "not both" race --json --sarif ${K}/softmax/softmax_online.kernel.json)
+
+# race FILE.ptx: the quick form, the launch from the command line.
+expect(race_quick_clean 0 "softmax_online.ptx \\(kernel\\): race-free and well-synchronized \\(1 CTA"
+       race ${K}/softmax/softmax_online.ptx --block 128 --param x=in:f32[256] --param y=out:f32[256] --param n=256)
+expect(race_quick_reduction_clean 0 "race-free" race ${K}/reduction/reduce7_shfl.ptx --block 64 --param x=in:f32[128]
+       --param out=f32[1] --param n=128)
+expect(race_quick_racy 2 "reduce5_unroll_last_warp.ptx \\(kernel\\): racy.*WAR race on shared reduce5::s\\[1\\].*reduce5_unroll_last_warp.cu:15"
+       race ${K}/reduction/reduce5_unroll_last_warp.ptx --block 64 --param x=in:f32[128] --param out=f32[1] --param n=128)
+expect(race_quick_matvec 2 "racy.*race on shared matvec_no_barrier::xs"
+       race ${K}/bugs/matvec_no_barrier.ptx --block 64 --param A=in:f32[64,100] --param x=in:f32[100] --param y=out:f32[64]
+       --param rows=64 --param cols=100)
+expect(race_quick_by_ptx_name 0 "race-free" race ${K}/softmax/softmax_online.ptx --block 128
+       --param softmax_online_param_2=256 --param x=f32[256] --param y=f32[256])
+expect(race_quick_grid 2 "inter-CTA race: y\\[[0-9]+\\] is written by CTA \\(1,0,0\\)"
+       race ${K}/softmax/softmax_online.ptx --block 128 --grid 2 --param x=f32[256] --param y=f32[256] --param n=256)
+expect(race_quick_sarif 2 "\"ruleId\": \"gpueq.race.war\".*\"uri\": \"examples/kernels/reduction/reduce5_unroll_last_warp.cu\""
+       race --sarif ${K}/reduction/reduce5_unroll_last_warp.ptx --block 64 --param x=in:f32[128] --param out=f32[1] --param n=128)
+expect(race_quick_missing 4 "softmax_online.ptx:17:10: kernel 'softmax_online' has 3 parameters.*missing:\n  parameter 1 'softmax_online_param_1' \\(.u64, line 19\\)\n  parameter 2 'softmax_online_param_2' \\(.u32, line 20\\)"
+       race ${K}/softmax/softmax_online.ptx --block 128 --param x=f32[256])
+expect(race_quick_syntax 4 "--param 'x:f32\\[256\\]': expected NAME=VALUE"
+       race ${K}/softmax/softmax_online.ptx --block 128 --param x:f32[256] --param y=f32[256] --param n=256)
+expect(race_quick_extents 4 "--param 'x=f32\\[2,,4\\]': expected NAME=VALUE.*extents are positive integers"
+       race ${K}/softmax/softmax_online.ptx --block 128 --param x=f32[2,,4])
+expect(race_quick_dtype 4 "'q32' is not a dtype" race ${K}/softmax/softmax_online.ptx --block 128 --param x=q32[256])
+expect(race_quick_not_pointer 4 "softmax_online.ptx:20:[0-9]+: parameter 2 'softmax_online_param_2' \\(.u32, line 20\\) is not a 64-bit address"
+       race ${K}/softmax/softmax_online.ptx --block 128 --param x=f32[256] --param y=f32[256] --param n=f32[4])
+expect(race_quick_symbolic_int 4 "is an integer: --param 'n' cannot be a symbolic float"
+       race ${K}/softmax/softmax_online.ptx --block 128 --param x=f32[256] --param y=f32[256] --param n=f32)
+expect(race_quick_too_many 4 "has 3 parameters but --param gives 4"
+       race ${K}/softmax/softmax_online.ptx --block 128 --param x=f32[256] --param y=f32[256] --param n=1 --param m=2)
+expect(race_quick_no_block 4 "the quick form needs --block" race ${K}/softmax/softmax_online.ptx --param x=f32[256])
+expect(race_quick_bad_block 4 "--block '0x4': expected 1 to 3 positive extents" race ${K}/softmax/softmax_online.ptx --block 0x4)
+expect(race_quick_entry 4 "no kernel \\(.entry\\) named 'nope'; kernels: softmax_online"
+       race ${K}/softmax/softmax_online.ptx --entry nope --block 128)
+expect(race_quick_on_spec 4 "are for a .ptx file" race ${K}/softmax/softmax_online.kernel.json --block 128)
+expect(race_quick_missing_file 4 "does/not/exist.ptx: cannot open" race does/not/exist.ptx --block 128)
+expect(race_help 0 "--sarif.*--param.*x=f32\\[1024\\].*Exit: 0 race-free, 2 race" race --help)
+
 math(EXPR passed "${cases} - ${failures}")
 message(STATUS "${passed} passed, ${failures} failed")
 if(failures GREATER 0)

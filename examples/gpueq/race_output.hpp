@@ -1,0 +1,438 @@
+// Machine-readable output of `gpueq race`: the report as JSON (--json) and as SARIF 2.1.0 (--sarif),
+// so that editors and code review tools show races, deadlocks and barrier errors at their source
+// lines. Both are built from one structured record per kernel (race_side), which cmd_race.cpp fills
+// from check::run_side plus the race context's own report of the CTA it names (run_side keeps the
+// race groups but not the barrier diagnostics or the regions that name addresses).
+//
+// SARIF mapping: one result per race group, barrier diagnostic, run error and inter-CTA conflict.
+// The primary location is the CUDA file:line when the PTX carries `.loc` line info (the PTX line
+// otherwise); the PTX line of the same access and both lines of a race's second access follow in
+// relatedLocations. Rule ids: gpueq.race.raw/.war/.waw, gpueq.deadlock, gpueq.barrier,
+// gpueq.out-of-bounds (and misaligned), gpueq.uninitialized, gpueq.inter-cta-race,
+// gpueq.not-structured, gpueq.unsupported, gpueq.trap, gpueq.step-limit.
+#pragma once
+
+#include "commands.hpp"
+
+#include <gpueq/check/driver.hpp>
+#include <gpueq/race/ptx_source.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cctype>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpueq::cli::race_out {
+
+// Keys in the order written: verdict first, details after.
+using json = nlohmann::ordered_json;
+
+// One kernel's result, structured.
+struct race_side {
+  std::string side;      // "reference", "candidate" or "kernel"
+  const check::kernel_spec* kernel = nullptr;
+  std::string entry;     // the entry's name in the PTX
+  std::uint32_t entry_line = 0;
+  check::side_report r;
+  std::optional<race::report> report;  // the race context's report of r.race_cta
+  exec::run_info info;                 // regions and warp size of that CTA's run
+  std::vector<race::source_line> lines;  // per instruction
+  std::vector<check::race_witness> witnesses;  // for the first race groups, with --witness
+};
+
+inline std::string kebab(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out)
+    if (c == ' ' || c == '_') c = '-';
+  return out;
+}
+
+inline std::string error_verdict(exec::error_kind k) {
+  switch (k) {
+    case exec::error_kind::barrier: return "barrier-error";
+    case exec::error_kind::limit: return "step-limit";
+    case exec::error_kind::not_structured: return "not-structured";
+    default: return kebab(exec::name(k));
+  }
+}
+
+// The verdict of one side, in the order the text output gives precedence: a run error, then
+// races, then barrier errors, then inter-CTA conflicts.
+inline std::string verdict(const race_side& s) {
+  if (s.r.error) return error_verdict(s.r.error->kind);
+  if (!s.r.race_free) return "race";
+  if (!s.r.well_synchronized) return "barrier-error";
+  if (!s.r.conflicts.empty()) return "inter-cta-race";
+  return "race-free";
+}
+
+inline int exit_code(const race_side& s) {
+  if (s.r.error) {
+    auto k = s.r.error->kind;
+    bool unknown = k == exec::error_kind::not_structured || k == exec::error_kind::unsupported || k == exec::error_kind::domain;
+    return unknown ? exit_unknown : exit_race;
+  }
+  if (!s.r.race_text.empty() || !s.r.conflicts.empty()) return exit_race;
+  return exit_ok;
+}
+
+// A path named by `.file` in the PTX, made findable: relative names are tried beside the PTX file
+// (nvcc writes the name it was given, often relative to where it ran).
+inline std::string cuda_path(const std::string& file, const std::string& ptx_path) {
+  if (file.empty()) return file;
+  std::filesystem::path p(file);
+  if (p.is_absolute()) return file;
+  std::filesystem::path beside = std::filesystem::path(ptx_path).parent_path() / p;
+  std::error_code ec;
+  if (std::filesystem::exists(beside, ec)) return beside.lexically_normal().generic_string();
+  return file;
+}
+
+inline json location(const race_side& s, std::uint32_t instruction) {
+  json j;
+  j["ptx_file"] = s.kernel->path;
+  race::source_line l = instruction < s.lines.size() ? s.lines[instruction] : race::source_line{};
+  j["ptx_line"] = l.ptx_line;
+  if (l.cuda_line != 0) {
+    j["cuda_file"] = cuda_path(l.cuda_file, s.kernel->path);
+    j["cuda_line"] = l.cuda_line;
+  }
+  return j;
+}
+
+inline json thread(const race_side& s, std::uint32_t t) {
+  const auto& b = s.kernel->block;
+  json j;
+  j["linear"] = t;
+  j["x"] = t % b[0];
+  j["y"] = (t / b[0]) % b[1];
+  j["z"] = t / (b[0] * b[1]);
+  std::uint32_t ws = s.info.warp_size ? s.info.warp_size : 32;
+  j["warp"] = t / ws;
+  j["lane"] = t % ws;
+  return j;
+}
+
+inline json barrier_key(exec::barrier_key k) {
+  return {{"kind", k.kind == exec::barrier_kind::cta ? "cta" : "warp"}, {"id", k.id}};
+}
+
+inline json access(const race_side& s, const race::race_access& a) {
+  constexpr const char* kinds[] = {"read", "write", "atomic"};
+  json j;
+  j["access"] = kinds[static_cast<std::size_t>(a.kind)];
+  j["thread"] = thread(s, a.thread);
+  j["instruction"] = a.instruction;
+  j["location"] = location(s, a.instruction);
+  j["segment"] = a.segment;
+  if (a.after.generation == 0) {
+    j["after_barrier"] = nullptr;  // before any CTA barrier
+  } else {
+    j["after_barrier"] = barrier_key(a.after.key);
+    j["after_barrier"]["generation"] = a.after.generation;
+  }
+  return j;
+}
+
+inline json address(const race_side& s, const race::race& r) {
+  json j;
+  if (r.region < s.info.regions.size()) {
+    const auto& reg = s.info.regions[r.region];
+    j["space"] = std::string(exec::name(reg.space));
+    j["array"] = reg.name;
+    std::uint64_t eb = reg.element_bytes == 0 ? 1 : reg.element_bytes;
+    j["index"] = r.element;
+    j["byte"] = r.offset % eb;
+  } else {
+    j["region"] = r.region;
+    j["byte_offset"] = r.offset;
+  }
+  return j;
+}
+
+inline race::source_lookup lookup(const race_side& s) {
+  return [&s](std::uint32_t i) { return i < s.lines.size() ? s.lines[i] : race::source_line{}; };
+}
+
+inline json side_json(const race_side& s) {
+  json j;
+  j["side"] = s.side;
+  j["ptx"] = s.kernel->path;
+  j["entry"] = s.entry;
+  j["grid"] = s.kernel->grid;
+  j["block"] = s.kernel->block;
+  j["verdict"] = verdict(s);
+  j["ctas"] = s.r.ctas;
+  j["thread_instructions"] = s.r.steps;
+  j["race_free"] = s.r.race_free;
+  j["well_synchronized"] = s.r.well_synchronized;
+  j["cta"] = s.r.race_cta ? json(*s.r.race_cta) : json(nullptr);  // the CTA the races are from
+  j["race_count"] = s.report ? s.report->race_count : 0;
+  j["races"] = json::array();
+  j["barriers"] = json::array();
+  if (s.report) {
+    const race::report& rep = *s.report;
+    j["unlisted_races"] = rep.unlisted_races;
+    j["unlisted_groups"] = rep.unlisted_groups;
+    for (std::size_t g = 0; g < rep.races.size(); ++g) {
+      const auto& grp = rep.races[g];
+      json x;
+      x["kind"] = std::string(race::name(grp.example.kind));
+      x["benign"] = grp.all_benign;
+      x["count"] = grp.count;
+      x["address"] = address(s, grp.example);
+      x["first"] = access(s, grp.example.first);
+      x["second"] = access(s, grp.example.second);
+      x["message"] = race::format(grp.example, s.info, lookup(s));
+      if (g < s.witnesses.size()) {
+        const auto& w = s.witnesses[g];
+        x["witness"] = {{"differs", w.differs}, {"schedule_a", w.schedule_a}, {"schedule_b", w.schedule_b}};
+        if (w.differs) {
+          x["witness"]["where"] = w.where;
+          x["witness"]["a"] = w.a;
+          x["witness"]["b"] = w.b;
+        } else {
+          x["witness"]["note"] = w.note;
+        }
+      }
+      j["races"].push_back(std::move(x));
+    }
+    constexpr const char* problems[] = {"unsafe-recycling", "count-mismatch", "all-arrive"};
+    for (const auto& d : rep.barriers) {
+      json x;
+      x["problem"] = problems[static_cast<std::size_t>(d.problem)];
+      x["severity"] = d.is_error() ? "error" : "warning";
+      x["barrier"] = barrier_key(d.where.key);
+      x["generation"] = d.where.generation;
+      x["thread"] = thread(s, d.thread);
+      x["instruction"] = d.instruction;
+      x["location"] = location(s, d.instruction);
+      x["registrations"] = d.count;
+      if (d.problem == race::barrier_problem::count_mismatch) {
+        x["expected"] = d.expected;
+        x["found"] = d.found;
+      }
+      if (d.problem == race::barrier_problem::unsafe_recycling) x["known_generation"] = d.known_generation;
+      x["message"] = race::format(d, lookup(s));
+      j["barriers"].push_back(std::move(x));
+    }
+    j["unlisted_barrier_errors"] = rep.unlisted_barrier_errors;
+    j["unlisted_barrier_warnings"] = rep.unlisted_barrier_warnings;
+  }
+  if (s.r.error) {
+    const auto& e = *s.r.error;
+    json x;
+    x["kind"] = error_verdict(e.kind);
+    x["message"] = e.message;
+    if (s.r.failed_cta) x["cta"] = *s.r.failed_cta;
+    x["thread"] = thread(s, e.thread);
+    if (e.has_instruction) {
+      x["instruction"] = e.instruction;
+      x["location"] = location(s, e.instruction);
+    }
+    j["error"] = std::move(x);
+  } else {
+    j["error"] = nullptr;
+  }
+  j["inter_cta"] = json::array();
+  for (const auto& c : s.r.conflicts) j["inter_cta"].push_back({{"message", c}});
+  return j;
+}
+
+inline json report_json(const std::string& file, const std::vector<race_side>& sides, int code) {
+  json j;
+  j["file"] = file;
+  // The verdict of the first kernel with the worst exit code.
+  std::string worst = "race-free";
+  int worst_code = exit_ok;
+  for (const auto& s : sides)
+    if (exit_code(s) > worst_code) worst_code = exit_code(s), worst = verdict(s);
+  j["verdict"] = worst;
+  j["exit_code"] = code;
+  j["kernels"] = json::array();
+  for (const auto& s : sides) j["kernels"].push_back(side_json(s));
+  return j;
+}
+
+// ---- SARIF 2.1.0 ----
+
+struct rule {
+  const char* id;
+  const char* name;
+  const char* description;
+  const char* level;
+};
+
+inline constexpr rule rules[] = {
+    {"gpueq.race.raw", "ReadAfterWriteRace", "A read races with an earlier write of the same address (no barrier orders them)", "error"},
+    {"gpueq.race.war", "WriteAfterReadRace", "A write races with an earlier read of the same address (no barrier orders them)", "error"},
+    {"gpueq.race.waw", "WriteAfterWriteRace", "Two writes of the same address race (no barrier orders them)", "error"},
+    {"gpueq.deadlock", "Deadlock", "Threads wait at a barrier that can never complete", "error"},
+    {"gpueq.barrier", "BarrierMisuse",
+     "Barrier misuse: count mismatch, over-subscription, unsafe recycling of a named barrier, an arrive-only generation",
+     "error"},
+    {"gpueq.out-of-bounds", "OutOfBounds", "An access outside its array, or misaligned for its width", "error"},
+    {"gpueq.uninitialized", "UninitializedRead", "A read of memory or a register never written", "error"},
+    {"gpueq.inter-cta-race", "InterCtaRace", "Two CTAs touch the same global element, at least one writing, without atomics",
+     "error"},
+    {"gpueq.not-structured", "NotStructuredCta",
+     "Control flow, an address or a barrier operand depends on data: the kernel could not be checked", "warning"},
+    {"gpueq.unsupported", "Unsupported", "An instruction or value gpueq does not model: the kernel could not be checked",
+     "warning"},
+    {"gpueq.trap", "Trap", "The kernel executes trap or brkpt", "error"},
+    {"gpueq.step-limit", "StepLimit", "The run reached the step limit (an unbounded loop?)", "warning"},
+};
+
+inline std::size_t rule_index(std::string_view id) {
+  for (std::size_t i = 0; i < std::size(rules); ++i)
+    if (rules[i].id == id) return i;
+  return 0;
+}
+
+inline std::string_view error_rule(exec::error_kind k) {
+  switch (k) {
+    case exec::error_kind::deadlock: return "gpueq.deadlock";
+    case exec::error_kind::barrier: return "gpueq.barrier";
+    case exec::error_kind::out_of_bounds: case exec::error_kind::misaligned: return "gpueq.out-of-bounds";
+    case exec::error_kind::uninitialized: return "gpueq.uninitialized";
+    case exec::error_kind::not_structured: return "gpueq.not-structured";
+    case exec::error_kind::trap: return "gpueq.trap";
+    case exec::error_kind::limit: return "gpueq.step-limit";
+    default: return "gpueq.unsupported";
+  }
+}
+
+// A path as a URI reference (RFC 3986): absolute paths as file:// URIs, relative ones as
+// relative references (against %SRCROOT%, the working directory); reserved bytes percent-encoded.
+inline std::string uri_of(const std::string& path) {
+  auto encode = [](std::string_view p) {
+    std::string out;
+    for (unsigned char c : p) {
+      if (std::isalnum(c) || c == '/' || c == '-' || c == '.' || c == '_' || c == '~') {
+        out += static_cast<char>(c);
+      } else {
+        constexpr char hex[] = "0123456789ABCDEF";
+        out += '%';
+        out += hex[c >> 4];
+        out += hex[c & 15];
+      }
+    }
+    return out;
+  };
+  std::string g = std::filesystem::path(path).generic_string();
+  if (!g.empty() && g.front() == '/') return "file://" + encode(g);
+  return encode(g);
+}
+
+inline json physical(const std::string& path, std::uint32_t line, const std::string& text, int id) {
+  json art = {{"uri", uri_of(path)}};
+  if (!std::filesystem::path(path).is_absolute()) art["uriBaseId"] = "%SRCROOT%";
+  json loc = json::object();
+  if (id >= 0) loc["id"] = id;
+  loc["physicalLocation"] = {{"artifactLocation", art}};
+  if (line != 0) loc["physicalLocation"]["region"] = {{"startLine", line}};
+  if (!text.empty()) loc["message"] = {{"text", text}};
+  return loc;
+}
+
+// An instruction's locations: CUDA first when known, then PTX.
+inline std::vector<json> instruction_locations(const race_side& s, std::uint32_t instruction,
+                                                         const std::string& what, int& next_id) {
+  std::vector<json> out;
+  race::source_line l = instruction < s.lines.size() ? s.lines[instruction] : race::source_line{};
+  if (l.cuda_line != 0)
+    out.push_back(physical(cuda_path(l.cuda_file, s.kernel->path), l.cuda_line, what + " (CUDA source)", next_id++));
+  out.push_back(physical(s.kernel->path, l.ptx_line != 0 ? l.ptx_line : s.entry_line,
+                         what + (l.ptx_line != 0 ? " (PTX)" : " (PTX kernel)"), next_id++));
+  return out;
+}
+
+inline json result(std::string_view rule_id, const char* level, const std::string& text,
+                             std::vector<json> locations, std::vector<json> related) {
+  json r;
+  r["ruleId"] = std::string(rule_id);
+  r["ruleIndex"] = rule_index(rule_id);
+  r["level"] = level;
+  r["message"] = {{"text", text}};
+  // One primary location (SARIF: more only when every one must change); the rest are related.
+  if (!locations.empty()) {
+    json first = std::move(locations.front());
+    first.erase("id");
+    r["locations"] = json::array({first});
+    for (std::size_t i = 1; i < locations.size(); ++i) related.insert(related.begin() + static_cast<std::ptrdiff_t>(i - 1), locations[i]);
+  }
+  if (!related.empty()) r["relatedLocations"] = related;
+  return r;
+}
+
+inline json side_results(const race_side& s) {
+  json results = json::array();
+  std::string who = s.kernel->path + " (" + s.entry + ")";
+  if (s.r.error) {
+    const auto& e = *s.r.error;
+    int id = 1;
+    std::vector<json> locs;
+    std::string what = std::string(exec::name(e.kind)) + ", thread " + std::to_string(e.thread);
+    if (e.has_instruction) locs = instruction_locations(s, e.instruction, what, id);
+    else locs.push_back(physical(s.kernel->path, s.entry_line, what + " (PTX kernel)", -1));
+    std::string_view rid = error_rule(e.kind);
+    // The run error's message is complete: kind, PTX and CUDA lines, thread.
+    results.push_back(result(rid, rules[rule_index(rid)].level, e.message, std::move(locs), {}));
+  }
+  if (s.report) {
+    for (const auto& g : s.report->races) {
+      const race::race& r = g.example;
+      int id = 1;
+      constexpr const char* verbs[] = {"read", "write", "atomic"};
+      auto side_text = [&](const race::race_access& a, const char* which) {
+        return std::string(which) + " access: " + verbs[static_cast<std::size_t>(a.kind)] + " by thread " +
+               std::to_string(a.thread);
+      };
+      auto first = instruction_locations(s, r.first.instruction, side_text(r.first, "first"), id);
+      auto second = instruction_locations(s, r.second.instruction, side_text(r.second, "second"), id);
+      std::string text = race::format(r, s.info, lookup(s));
+      if (g.count > 1) text += " [" + std::to_string(g.count) + " pairs" + (g.all_benign ? ", all benign" : "") + "]";
+      constexpr const char* ids[] = {"gpueq.race.raw", "gpueq.race.war", "gpueq.race.waw"};
+      bool benign = g.all_benign && r.kind == race::race_kind::waw;
+      results.push_back(result(ids[static_cast<std::size_t>(r.kind)], benign ? "warning" : "error", who + ": " + text,
+                               std::move(first), std::move(second)));
+    }
+    for (const auto& d : s.report->barriers) {
+      int id = 1;
+      auto locs = instruction_locations(s, d.instruction, "barrier", id);
+      results.push_back(result("gpueq.barrier", d.is_error() ? "error" : "warning", who + ": " + race::format(d, lookup(s)),
+                               std::move(locs), {}));
+    }
+  }
+  for (const auto& c : s.r.conflicts)
+    results.push_back(result("gpueq.inter-cta-race", "error", who + ": inter-CTA race: " + c,
+                             {physical(s.kernel->path, s.entry_line, "kernel", -1)}, {}));
+  return results;
+}
+
+inline json sarif(const std::vector<race_side>& sides, int code, const std::string& cwd) {
+  json driver;
+  driver["name"] = "gpueq";
+  driver["version"] = "0.1.0";
+  driver["rules"] = json::array();
+  for (const auto& r : rules)
+    driver["rules"].push_back({{"id", r.id},
+                               {"name", r.name},
+                               {"shortDescription", {{"text", r.description}}},
+                               {"defaultConfiguration", {{"level", r.level}}}});
+  json run;
+  run["tool"] = {{"driver", driver}};
+  std::string base = uri_of(cwd);
+  if (base.empty() || base.back() != '/') base += '/';
+  run["originalUriBaseIds"] = {{"%SRCROOT%", {{"uri", base}}}};
+  run["invocations"] = json::array({{{"executionSuccessful", true}, {"exitCode", code}}});
+  run["results"] = json::array();
+  for (const auto& s : sides)
+    for (auto& r : side_results(s)) run["results"].push_back(std::move(r));
+  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"}, {"version", "2.1.0"}, {"runs", {run}}};
+}
+
+}  // namespace gpueq::cli::race_out
