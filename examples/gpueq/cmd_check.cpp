@@ -29,6 +29,7 @@ using namespace gpueq;
 struct options {
   std::vector<std::string> files;
   std::string counterexample_file;
+  std::string grid;  // "all", or CTAs "x,y,z;x,y,z"
   std::uint64_t max_memory = 0;
   unsigned jobs = 0;
   bool json = false;
@@ -45,6 +46,45 @@ int exit_for(check::verdict v) {
   return cli::exit_unknown;
 }
 
+// --grid: "all" (every CTA of each kernel's grid) or a list of CTAs "x[,y[,z]];…" (or with ':', which needs
+// no quoting) for both kernels.
+void apply_grid(const std::string& grid, check::pair_spec& spec) {
+  if (grid.empty()) return;
+  std::vector<check::dim3> ctas;
+  if (grid != "all") {
+    std::size_t start = 0;
+    while (start <= grid.size()) {
+      std::size_t end = grid.find_first_of(";:", start);
+      std::string item = grid.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      check::dim3 c{0, 0, 0};
+      std::size_t d = 0, pos = 0;
+      while (pos < item.size()) {
+        if (d == 3) throw std::invalid_argument("--grid: a CTA has at most three coordinates: '" + item + "'");
+        std::size_t used = 0;
+        unsigned long v = 0;
+        try {
+          v = std::stoul(item.substr(pos), &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used == 0 || v > 0xffffffffu)
+          throw std::invalid_argument("--grid: expected 'all' or CTAs like '0,0;1,0', got '" + grid + "'");
+        c[d++] = static_cast<std::uint32_t>(v);
+        pos += used;
+        if (pos < item.size() && item[pos] == ',') ++pos;
+        else if (pos < item.size())
+          throw std::invalid_argument("--grid: expected 'all' or CTAs like '0,0;1,0', got '" + grid + "'");
+      }
+      if (d == 0) throw std::invalid_argument("--grid: an empty CTA in '" + grid + "'");
+      ctas.push_back(c);
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+  }
+  spec.reference.ctas = ctas;
+  spec.candidate.ctas = ctas;
+}
+
 std::string seconds(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f s", s);
@@ -57,6 +97,7 @@ std::optional<check::verdict> check_one(const std::string& file, const options& 
     spec = check::load_spec(file);
     if (spec.single)
       throw support::diagnostic_error({file, {}, "a single-kernel spec (\"kernel\") has no pair to check: use gpueq run or gpueq race"});
+    apply_grid(o.grid, spec);
     check::resolved_pair pair = check::resolve(spec);
     check::check_options co;
     co.check_races = !o.no_race;
@@ -187,6 +228,9 @@ cli::registrar reg("check", [](CLI::App& app) -> cli::runner {
                  "Write the input on which the kernels differ (every input tensor, as JSON) to this file");
   c->add_flag("--json", o->json, "Print each pair's report as JSON");
   c->add_option("--max-memory", o->max_memory, "Stop a kernel's run when the process's resident memory exceeds this many MiB");
+  c->add_option("--grid", o->grid,
+                 "Which CTAs to check, overriding the spec's \"ctas\": 'all' (every CTA of each kernel's grid, so two "
+                 "tilings can be compared on a small problem) or a list for both kernels, e.g. '0,0;1,0' (or 0,0:1,0)");
   c->add_option("-j,--jobs", o->jobs, "Threads for the CTAs and the obligations (default: every core)");
   c->add_flag("-q,--quiet", o->quiet, "Print only the verdict line (and no progress on stderr)");
   c->footer(

@@ -93,6 +93,12 @@ expect(check_expect 0 "3 passed, 0 failed" check --expect -q ${K}/softmax/naive_
        ${K}/bugs/stencil_ref_vs_oob.pair.json ${K}/reduction/v1_vs_v5.pair.json)
 expect(check_missing 4 "cannot|No such|does/not" check does/not/exist.pair.json)
 expect(check_help 0 "Exit status: 0 equivalent" check --help)
+expect(check_grid_list 0 "reference: 2 CTA\\(s\\) of block \\(16,16,1\\); candidate: 2 CTA\\(s\\)"
+       check -j 2 --grid "1,1:2,3" ${K}/sgemm/naive_vs_smem.pair.json)
+expect(check_grid_all 1 "axpy2d_ref_vs_square_only_32x8.pair.json: not-equivalent"
+       check -j 2 --grid all ${K}/bugs/axpy2d_ref_vs_square_only_32x8.pair.json)
+expect(check_grid_bad 4 "--grid: expected 'all' or CTAs like" check --grid "1,x" ${K}/sgemm/naive_vs_smem.pair.json)
+expect(check_grid_outside 4 "outside the grid" check --grid "9,0" ${K}/sgemm/naive_vs_smem.pair.json)
 
 # run: one kernel, concrete or symbolic; .npy out and back in.
 expect(run_float32 0 "y: 0\\.00" run ${K}/softmax/softmax_online.kernel.json)
