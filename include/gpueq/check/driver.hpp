@@ -420,7 +420,7 @@ inline auto source_of(const concrete_inputs& in) {
 // Largest absolute and relative difference over the elements both sides give.
 template <class A, class B>
 check_result::float32_report difference(const std::map<std::string, A>& a, const std::map<std::string, B>& b) {
-  auto value = [](const auto& x) -> std::optional<double> { return x; };
+  auto value = [](const auto& element) -> std::optional<double> { return element; };
   check_result::float32_report r;
   for (auto& [name, va] : a) {
     auto it = b.find(name);
