@@ -250,8 +250,8 @@ quick quick_spec(const options& o) {
   return q;
 }
 
-// The race context's own report of one CTA (run_side keeps the groups but not the barrier
-// diagnostics or the regions that name addresses): the CTA run again, alone, in the same domain.
+// The race context's own report of the CTA run_side reports on (with the barrier diagnostics and
+// the regions that name addresses), kept by run_side; run again alone only if it was not kept.
 struct recorder {
   race::context* ctx;
   exec::run_info* info;
@@ -269,6 +269,11 @@ struct recorder {
 
 void observe(cli::race_out::race_side& side, const check::pair_spec& spec, const ptx::module& lifted, std::size_t entry,
              const check::check_options& co) {
+  if (side.r.race_report) {
+    side.report = side.r.race_report;
+    side.info = side.r.race_info;
+    return;
+  }
   term::store s;
   exec::symbolic_domain d(s);
   exec::program p = exec::decode(lifted, lifted.functions[entry]);

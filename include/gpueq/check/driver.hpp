@@ -81,6 +81,8 @@ struct side_report {
   std::string race_text;  // formatted race/barrier report when not clean
   std::vector<race::race_group> races;  // of the first CTA with a problem (race_cta)
   std::optional<exec::dim3> race_cta;
+  std::optional<race::report> race_report;  // the race context's whole report of race_cta
+  exec::run_info race_info;                 // that run's regions (array names) and warp size
   bool race_free = true, well_synchronized = true;
   std::uint64_t steps = 0;
   std::uint32_t ctas = 0;
@@ -345,6 +347,8 @@ inline std::vector<side_report> run_sides(term::store& s, const pair_spec& spec,
         r.race_text = "CTA " + cta_name(st.ctas[ci]) + ":\n" + race::format(*jr.races, jr.info, st.lines);
         r.races = jr.races->races;
         r.race_cta = st.ctas[ci];
+        r.race_report = std::move(jr.races);
+        r.race_info = jr.info;  // a copy: the inter-CTA pass below reads it too
       }
       if (options.check_races) grid.add(static_cast<std::int32_t>(ci), st.ctas[ci], jr.footprint, jr.info);
       if (jr.worker != 0)
