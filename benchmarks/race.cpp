@@ -94,9 +94,9 @@ int main(int argc, char** argv) {
     clean = ctx.result().clean();
   }, 3);
   double full = bench::seconds([&] {
-    check::detail::observed_cta cta({});
+    race::context ctx;
     check::detail::cta_footprint footprint;
-    check::detail::recording_observer obs{&cta, &footprint};
+    check::detail::recording_observer obs{&ctx, &footprint};
     run(obs);
   }, 3);
   std::printf("ring kernel: %u threads, %d iterations, %llu barrier instances, %llu shared/global accesses, %llu "

@@ -250,43 +250,6 @@ quick quick_spec(const options& o) {
   return q;
 }
 
-// The race context's own report of the CTA run_side reports on (with the barrier diagnostics and
-// the regions that name addresses), kept by run_side; run again alone only if it was not kept.
-struct recorder {
-  race::context* ctx;
-  exec::run_info* info;
-  void on_start(const exec::run_info& i) {
-    *info = i;
-    ctx->on_start(i);
-  }
-  void on_access(const exec::access& a) { ctx->on_access(a); }
-  void on_barrier_register(const exec::barrier_registration& r, exec::barrier_key k, std::uint32_t g, std::uint32_t e) {
-    ctx->on_barrier_register(r, k, g, e);
-  }
-  void on_barrier_complete(const exec::barrier_instance& b) { ctx->on_barrier_complete(b); }
-  void on_exit(std::uint32_t t) { ctx->on_exit(t); }
-};
-
-void observe(cli::race_out::race_side& side, const check::pair_spec& spec, const ptx::module& lifted, std::size_t entry,
-             const check::check_options& co) {
-  if (side.r.race_report) {
-    side.report = side.r.race_report;
-    side.info = side.r.race_info;
-    return;
-  }
-  term::store s;
-  exec::symbolic_domain d(s);
-  exec::program p = exec::decode(lifted, lifted.functions[entry]);
-  exec::launch l = check::make_launch(spec, *side.kernel);
-  l.cta = *side.r.race_cta;
-  race::context ctx(co.race);
-  recorder rec{&ctx, &side.info};
-  exec::engine_options engine = co.engine;
-  engine.lockstep_warps = engine.lockstep_warps || co.race.warp_synchronous;
-  check::run_cta(d, p, l, rec, engine);
-  side.report = ctx.take_result();
-}
-
 void print_text(std::ostream& out, const cli::race_out::race_side& side, const options& o) {
   const check::side_report& r = side.r;
   out << side.kernel->ptx << " (" << r.name << "): ";
@@ -296,7 +259,7 @@ void print_text(std::ostream& out, const cli::race_out::race_side& side, const o
     out << (r.race_free ? "not well-synchronized" : "racy") << "\n" << r.race_text;
     if (o.witness)
       for (std::size_t g = 0; g < side.witnesses.size(); ++g) {
-        const auto& ex = r.races[g].example;
+        const auto& ex = r.race_report->races[g].example;
         const auto& w = side.witnesses[g];
         out << "  witness for threads " << ex.first.thread << " and " << ex.second.thread << ": ";
         if (w.differs)
@@ -330,7 +293,6 @@ int run(const options& o) {
   }
   check::check_options co;
   co.race.warp_synchronous = o.warp_synchronous;
-  bool structured = o.json || o.sarif;
   std::vector<cli::race_out::race_side> sides;
   int worst = cli::exit_ok;
   for (bool cand : {false, true}) {
@@ -349,10 +311,10 @@ int run(const options& o) {
     side.entry_line = m.functions[entry].line;
     side.r = check::run_side(s, m, entry, spec, k, side.side.c_str(), out, co);
     side.lines = race::source_lines(m, m.functions[entry]);
-    if (structured && side.r.race_cta) observe(side, spec, m, entry, co);
     if (o.witness && !side.r.error && !side.r.race_text.empty())
-      for (std::size_t g = 0; g < side.r.races.size() && g < 3; ++g)
-        side.witnesses.push_back(check::witness(spec, original, entry, k, *side.r.race_cta, side.r.races[g].example));
+      for (std::size_t g = 0; g < side.r.race_report->races.size() && g < 3; ++g)
+        side.witnesses.push_back(
+            check::witness(spec, original, entry, k, *side.r.race_cta, side.r.race_report->races[g].example));
     worst = std::max(worst, cli::race_out::exit_code(side));
     sides.push_back(std::move(side));
   }

@@ -37,8 +37,6 @@ struct race_side {
   std::string entry;     // the entry's name in the PTX
   std::uint32_t entry_line = 0;
   check::side_report r;
-  std::optional<race::report> report;  // the race context's report of r.race_cta
-  exec::run_info info;                 // regions and warp size of that CTA's run
   std::vector<race::source_line> lines;  // per instruction
   std::vector<check::race_witness> witnesses;  // for the first race groups, with --witness
 };
@@ -110,7 +108,7 @@ inline json thread(const race_side& s, std::uint32_t t) {
   j["x"] = t % b[0];
   j["y"] = (t / b[0]) % b[1];
   j["z"] = t / (b[0] * b[1]);
-  std::uint32_t ws = s.info.warp_size ? s.info.warp_size : 32;
+  std::uint32_t ws = s.r.race_info.warp_size ? s.r.race_info.warp_size : 32;
   j["warp"] = t / ws;
   j["lane"] = t % ws;
   return j;
@@ -139,8 +137,8 @@ inline json access(const race_side& s, const race::race_access& a) {
 
 inline json address(const race_side& s, const race::race& r) {
   json j;
-  if (r.region < s.info.regions.size()) {
-    const auto& reg = s.info.regions[r.region];
+  if (r.region < s.r.race_info.regions.size()) {
+    const auto& reg = s.r.race_info.regions[r.region];
     j["space"] = std::string(exec::name(reg.space));
     j["array"] = reg.name;
     std::uint64_t eb = reg.element_bytes == 0 ? 1 : reg.element_bytes;
@@ -170,11 +168,11 @@ inline json side_json(const race_side& s) {
   j["race_free"] = s.r.race_free;
   j["well_synchronized"] = s.r.well_synchronized;
   j["cta"] = s.r.race_cta ? json(*s.r.race_cta) : json(nullptr);  // the CTA the races are from
-  j["race_count"] = s.report ? s.report->race_count : 0;
+  j["race_count"] = s.r.race_report ? s.r.race_report->race_count : 0;
   j["races"] = json::array();
   j["barriers"] = json::array();
-  if (s.report) {
-    const race::report& rep = *s.report;
+  if (s.r.race_report) {
+    const race::report& rep = *s.r.race_report;
     j["unlisted_races"] = rep.unlisted_races;
     j["unlisted_groups"] = rep.unlisted_groups;
     for (std::size_t g = 0; g < rep.races.size(); ++g) {
@@ -186,7 +184,7 @@ inline json side_json(const race_side& s) {
       x["address"] = address(s, grp.example);
       x["first"] = access(s, grp.example.first);
       x["second"] = access(s, grp.example.second);
-      x["message"] = race::format(grp.example, s.info, lookup(s));
+      x["message"] = race::format(grp.example, s.r.race_info, lookup(s));
       if (g < s.witnesses.size()) {
         const auto& w = s.witnesses[g];
         x["witness"] = {{"differs", w.differs}, {"schedule_a", w.schedule_a}, {"schedule_b", w.schedule_b}};
@@ -382,8 +380,8 @@ inline json side_results(const race_side& s) {
     // The run error's message is complete: kind, PTX and CUDA lines, thread.
     results.push_back(result(rid, rules[rule_index(rid)].level, e.message, std::move(locs), {}));
   }
-  if (s.report) {
-    for (const auto& g : s.report->races) {
+  if (s.r.race_report) {
+    for (const auto& g : s.r.race_report->races) {
       const race::race& r = g.example;
       int id = 1;
       constexpr const char* verbs[] = {"read", "write", "atomic"};
@@ -393,14 +391,14 @@ inline json side_results(const race_side& s) {
       };
       auto first = instruction_locations(s, r.first.instruction, side_text(r.first, "first"), id);
       auto second = instruction_locations(s, r.second.instruction, side_text(r.second, "second"), id);
-      std::string text = race::format(r, s.info, lookup(s));
+      std::string text = race::format(r, s.r.race_info, lookup(s));
       if (g.count > 1) text += " [" + std::to_string(g.count) + " pairs" + (g.all_benign ? ", all benign" : "") + "]";
       constexpr const char* ids[] = {"gpueq.race.raw", "gpueq.race.war", "gpueq.race.waw"};
       bool benign = g.all_benign && r.kind == race::race_kind::waw;
       results.push_back(result(ids[static_cast<std::size_t>(r.kind)], benign ? "warning" : "error", who + ": " + text,
                                std::move(first), std::move(second)));
     }
-    for (const auto& d : s.report->barriers) {
+    for (const auto& d : s.r.race_report->barriers) {
       int id = 1;
       auto locs = instruction_locations(s, d.instruction, "barrier", id);
       results.push_back(result("gpueq.barrier", d.is_error() ? "error" : "warning", who + ": " + race::format(d, lookup(s)),

@@ -35,26 +35,11 @@ std::unique_ptr<exec_test::kernel> load(const kl::kernel& k) {
   return r;
 }
 
-// Observes a run with the race context and keeps what printing its report needs.
-struct race_observer {
-  race_observer() : ctx(race::options{}) {}
-  race::context ctx;
-  exec::run_info info;
-  void on_start(const exec::run_info& i) {
-    info = i;
-    ctx.on_start(i);
-  }
-  void on_access(const exec::access& a) { ctx.on_access(a); }
-  void on_barrier_register(const exec::barrier_registration& r, exec::barrier_key k, std::uint32_t g, std::uint32_t e) {
-    ctx.on_barrier_register(r, k, g, e);
-  }
-  void on_barrier_complete(const exec::barrier_instance& b) { ctx.on_barrier_complete(b); }
-  void on_exit(std::uint32_t t) { ctx.on_exit(t); }
-  std::string text(const ptx::module& m) const {
-    auto lines = race::source_lines(m, m.functions[0]);
-    return race::format(ctx.result(), info, std::span<const race::source_line>(lines));
-  }
-};
+// The race context's report of a run of kernel-language kernel m, as text with C++ lines.
+std::string report_text(const race::context& ctx, const ptx::module& m) {
+  auto lines = race::source_lines(m, m.functions[0]);
+  return race::format(ctx.result(), ctx.info(), std::span<const race::source_line>(lines));
+}
 
 // "kernel_test.cpp:LINE)" as reports print a C++ position (race reports give the full path,
 // run errors the file name; both close the position with a parenthesis).
@@ -149,10 +134,10 @@ TEST_CASE("a shared-memory tree reduction is race-free and computes the sum") {
   auto kk = load(k);
   exec::launch l = exec_test::one_cta(64, {exec_test::in_f32("x", 64), exec_test::out_f32("y", 1)});
   exec_test::fixture<exec::symbolic_domain> f(exec_test::random_rationals(1));
-  race_observer obs;
+  race::context obs;
   auto r = exec_test::run(*kk, l, f.d, &obs);
   REQUIRE_MESSAGE(!r.error, r.error->message);
-  CHECK_MESSAGE(obs.ctx.result().clean(), obs.text(kk->module));
+  CHECK_MESSAGE(obs.result().clean(), report_text(obs, kk->module));
   REQUIRE(r.out["y"][0].has_value());
   auto v = canon::decide(f.s, *r.out["y"][0], sum_of_inputs(f.s, 64));
   CHECK_MESSAGE(v.kind == canon::verdict_kind::equal, v.reason);
@@ -173,13 +158,13 @@ TEST_CASE("without the barrier the tree reduction races, and the report names th
   auto kk = load(k);
   exec::launch l = exec_test::one_cta(64, {exec_test::in_f32("x", 64), exec_test::out_f32("y", 1)});
   exec_test::fixture<exec::symbolic_domain> f(exec_test::random_rationals(1));
-  race_observer obs;
+  race::context obs;
   auto r = exec_test::run(*kk, l, f.d, &obs);
   REQUIRE_MESSAGE(!r.error, r.error->message);
-  const race::report& rep = obs.ctx.result();
+  const race::report& rep = obs.result();
   CHECK_FALSE(rep.race_free());
   REQUIRE(!rep.races.empty());
-  std::string text = obs.text(kk->module);
+  std::string text = report_text(obs, kk->module);
   CAPTURE(text);
   CHECK(text.find("on shared s[") != std::string::npos);
   CHECK(text.find("(" + std::string(__FILE__) + ":" + std::to_string(line) + ")") != std::string::npos);
@@ -222,10 +207,10 @@ TEST_CASE("a named-barrier producer/consumer is race-free; without the arrive it
       auto kk = load(k);
       exec::launch l = exec_test::one_cta(64, {exec_test::in_f32("x", 32), exec_test::out_f32("y", 32)});
       exec_test::fixture<exec::symbolic_domain> f(exec_test::random_rationals(2));
-      race_observer obs;
+      race::context obs;
       auto r = exec_test::run(*kk, l, f.d, &obs);
       REQUIRE_MESSAGE(!r.error, r.error->message);
-      CHECK(obs.ctx.result().clean());
+      CHECK(obs.result().clean());
       for (std::uint32_t i = 0; i < 32; ++i)
         CHECK(canon::decide(f.s, *r.out["y"][i], f.s.scale(2, f.s.input("x", {i}))).kind == canon::verdict_kind::equal);
     } else {
@@ -250,10 +235,10 @@ TEST_CASE("a warp shuffle reduction computes the sum in lane 0 (down) and in eve
     auto kk = load(k);
     exec::launch l = exec_test::one_cta(32, {exec_test::in_f32("x", 32), exec_test::out_f32("y", 32)});
     exec_test::fixture<exec::symbolic_domain> f(exec_test::random_rationals(3));
-    race_observer obs;
+    race::context obs;
     auto r = exec_test::run(*kk, l, f.d, &obs);
     REQUIRE_MESSAGE(!r.error, r.error->message);
-    CHECK(obs.ctx.result().clean());
+    CHECK(obs.result().clean());
     term::term_id sum = sum_of_inputs(f.s, 32);
     for (std::uint32_t i = 0; i < 32; ++i) {
       if (!butterfly && i > 0) {

@@ -79,8 +79,7 @@ struct side_report {
   std::optional<exec::run_error> error;
   std::optional<exec::dim3> failed_cta;
   std::string race_text;  // formatted race/barrier report when not clean
-  std::vector<race::race_group> races;  // of the first CTA with a problem (race_cta)
-  std::optional<exec::dim3> race_cta;
+  std::optional<exec::dim3> race_cta;       // the first CTA with a race or barrier problem
   std::optional<race::report> race_report;  // the race context's whole report of race_cta
   exec::run_info race_info;                 // that run's regions (array names) and warp size
   bool race_free = true, well_synchronized = true;
@@ -125,13 +124,6 @@ struct check_result {
 
 namespace detail {
 
-// The race context plus what is needed to print its report.
-struct observed_cta {
-  race::context ctx;
-  exec::run_info info;
-  explicit observed_cta(race::options o) : ctx(o) {}
-};
-
 // The global words one CTA touched (bit 1: read, bit 2: written), for the inter-CTA pass.
 struct cta_footprint {
   boost::unordered_flat_map<std::uint64_t, std::uint8_t> words;  // region << 44 | word
@@ -156,16 +148,13 @@ class grid_footprint {
     if (conflict_) return;
     for (auto [key, bits] : f.words) {
       word& x = words_[key];
-      bool write = bits & 2, read = bits & 1;
+      bool write = bits & 2;
       std::int64_t other = -1;
       bool other_wrote = false;
       if (x.writer >= 0) other = x.writer, other_wrote = true;
       else if (write && x.reader >= 0) other = x.reader;
       if (write) x.writer = cta;
-      if (read || write) {
-        if (x.reader < 0) x.reader = cta;
-        else if (x.reader != cta) x.many_readers = true;
-      }
+      if (x.reader < 0) x.reader = cta;
       if (other >= 0 && !conflict_) {
         std::uint32_t region = static_cast<std::uint32_t>(key >> 44);
         std::uint64_t w = key & ((std::uint64_t{1} << 44) - 1);
@@ -182,29 +171,26 @@ class grid_footprint {
  private:
   struct word {
     std::int32_t writer = -1, reader = -1;  // the first CTA that wrote / touched it
-    bool many_readers = false;
   };
   boost::unordered_flat_map<std::uint64_t, word> words_;
   std::vector<exec::dim3> ids_;
   std::optional<std::string> conflict_;
 };
 
+// The race context, with every global access also recorded in the CTA's footprint.
 struct recording_observer {
-  observed_cta* cta = nullptr;
+  race::context* ctx = nullptr;
   cta_footprint* footprint = nullptr;
-  void on_start(const exec::run_info& i) {
-    cta->info = i;
-    cta->ctx.on_start(i);
-  }
+  void on_start(const exec::run_info& i) { ctx->on_start(i); }
   void on_access(const exec::access& a) {
-    cta->ctx.on_access(a);
-    footprint->access(a, cta->info);
+    ctx->on_access(a);
+    footprint->access(a, ctx->info());
   }
   void on_barrier_register(const exec::barrier_registration& r, exec::barrier_key k, std::uint32_t g, std::uint32_t e) {
-    cta->ctx.on_barrier_register(r, k, g, e);
+    ctx->on_barrier_register(r, k, g, e);
   }
-  void on_barrier_complete(const exec::barrier_instance& b) { cta->ctx.on_barrier_complete(b); }
-  void on_exit(std::uint32_t t) { cta->ctx.on_exit(t); }
+  void on_barrier_complete(const exec::barrier_instance& b) { ctx->on_barrier_complete(b); }
+  void on_exit(std::uint32_t t) { ctx->on_exit(t); }
 };
 
 inline verdict verdict_of(const exec::run_error& e) {
@@ -282,7 +268,7 @@ inline std::vector<side_report> run_sides(term::store& s, const pair_spec& spec,
   auto worker = [&](unsigned w) {
     term::store& store = w == 0 ? s : *stores[w - 1];
     exec::symbolic_domain d(store);
-    detail::observed_cta cta(options.race);
+    race::context ctx(options.race);
     for (std::size_t j; (j = next.fetch_add(1)) < jobs.size();) {
       auto [si, ci] = jobs[j];
       side_state& st = *state[si];
@@ -293,10 +279,10 @@ inline std::vector<side_report> run_sides(term::store& s, const pair_spec& spec,
       r.worker = w;
       auto t0 = std::chrono::steady_clock::now();
       if (options.check_races) {
-        detail::recording_observer obs{&cta, &r.footprint};
+        detail::recording_observer obs{&ctx, &r.footprint};
         r.run = run_cta(d, st.program, l, obs, engine);
-        r.info = cta.info;
-        if (!cta.ctx.result().clean()) r.races = cta.ctx.take_result();
+        r.info = ctx.info();
+        if (!ctx.result().clean()) r.races = ctx.take_result();
       } else {
         exec::null_observer none;
         r.run = run_cta(d, st.program, l, none, engine);
@@ -345,7 +331,6 @@ inline std::vector<side_report> run_sides(term::store& s, const pair_spec& spec,
         r.race_free = jr.races->race_free();
         r.well_synchronized = jr.races->well_synchronized();
         r.race_text = "CTA " + cta_name(st.ctas[ci]) + ":\n" + race::format(*jr.races, jr.info, st.lines);
-        r.races = jr.races->races;
         r.race_cta = st.ctas[ci];
         r.race_report = std::move(jr.races);
         r.race_info = jr.info;  // a copy: the inter-CTA pass below reads it too
@@ -413,12 +398,18 @@ inline concrete_inputs random_inputs(const pair_spec& spec, std::uint64_t seed) 
   return in;
 }
 
+// Element i of input `name`: a tensor element, or a scalar (from `tensors` or `scalars`); 0 for
+// anything not given.
+inline double input_value(const concrete_inputs& tensors, const std::map<std::string, double>& scalars,
+                          std::string_view name, std::uint64_t i) {
+  if (auto it = tensors.find(std::string(name)); it != tensors.end() && i < it->second.size()) return it->second[i];
+  if (auto it = scalars.find(std::string(name)); it != scalars.end()) return it->second;
+  return 0;
+}
+
 // The float32 domain's input function over concrete inputs (which must outlive it).
 inline auto source_of(const concrete_inputs& in) {
-  return [&in](const exec::input_ref& r) {
-    auto it = in.find(std::string(r.name));
-    return it != in.end() && r.element < it->second.size() ? it->second[r.element] : 0.0;
-  };
+  return [&in](const exec::input_ref& r) { return input_value(in, {}, r.name, r.element); };
 }
 
 // Largest absolute and relative difference over the elements both sides give.
@@ -445,6 +436,17 @@ check_result::float32_report difference(const std::map<std::string, A>& a, const
     }
   }
   return r;
+}
+
+// The comparison's options under a check's: its threads and its progress ("decide").
+inline compare_options compare_options_of(const check_options& options) {
+  compare_options co = options.compare;
+  co.threads = std::max(co.threads, options.threads);
+  if (options.progress && !co.progress) {
+    co.progress = [progress = options.progress](std::uint64_t done, std::uint64_t total) { progress("decide", done, total); };
+    co.progress_every = 256;
+  }
+  return co;
 }
 
 // A run error, race report or inter-CTA conflict of any side becomes the verdict (in that order:
@@ -557,12 +559,7 @@ inline counterexample_report counterexample_input(const pair_spec& spec, const t
 inline std::optional<double> replay_side(const pair_spec& spec, const ptx::module& m, std::size_t entry,
                                          const kernel_spec& k, const char* side, counterexample_report& r,
                                          bool lockstep = false) {
-  auto inputs = [&](const exec::input_ref& in) -> double {
-    if (auto it = r.tensors.find(std::string(in.name)); it != r.tensors.end() && in.element < it->second.size())
-      return it->second[in.element];
-    if (auto it = r.scalars.find(std::string(in.name)); it != r.scalars.end()) return it->second;
-    return 0;
-  };
+  auto inputs = [&](const exec::input_ref& in) { return detail::input_value(r.tensors, r.scalars, in.name, in.element); };
   exec::program p = exec::decode(m, m.functions[entry]);
   exec::float32_domain d(inputs);
   exec::engine_options eo;
@@ -704,13 +701,7 @@ inline check_result check_pair(const pair_spec& spec, const resolved_pair& pair,
 
   if (options.float32_report) res.float32 = float32_difference(spec, pair);
   auto t1 = std::chrono::steady_clock::now();
-  compare_options co = options.compare;
-  co.threads = std::max(co.threads, options.threads);
-  if (options.progress && !co.progress) {
-    co.progress = [&](std::uint64_t done, std::uint64_t total) { options.progress("decide", done, total); };
-    co.progress_every = 256;
-  }
-  comparison c = compare(s, rr.values, cr.values, co);
+  comparison c = compare(s, rr.values, cr.values, detail::compare_options_of(options));
   res.decide_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   std::uint64_t total = 0;
   for (auto& [name, vals] : rr.values) total += vals.size();

@@ -124,10 +124,8 @@ inline void check_spec_outputs(const pair_spec& spec, const specification& sp, c
 // Reads `tensors` (which must outlive the source) and a copy of `scalars`.
 inline input_source spec_source_of(const std::map<std::string, std::vector<double>>& tensors,
                                    std::map<std::string, double> scalars = {}) {
-  return [&tensors, scalars = std::move(scalars)](std::string_view name, std::uint64_t i) -> double {
-    if (auto it = tensors.find(std::string(name)); it != tensors.end() && i < it->second.size()) return it->second[i];
-    if (auto it = scalars.find(std::string(name)); it != scalars.end()) return it->second;
-    return 0;
+  return [&tensors, scalars = std::move(scalars)](std::string_view name, std::uint64_t i) {
+    return input_value(tensors, scalars, name, i);
   };
 }
 
@@ -169,9 +167,7 @@ inline check_result check_against_spec(const pair_spec& spec, const resolved_pai
 
   if (options.float32_report) res.float32 = detail::spec_float32_difference(spec, pair, sp);
   auto t1 = std::chrono::steady_clock::now();
-  compare_options co = options.compare;
-  co.threads = std::max(co.threads, options.threads);
-  comparison c = compare(s, want, cr.values, co);
+  comparison c = compare(s, want, cr.values, detail::compare_options_of(options));
   res.decide_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   std::uint64_t total = 0;
   for (auto& [name, vals] : want) total += vals.size();

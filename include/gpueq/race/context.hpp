@@ -146,6 +146,7 @@ class context {
   explicit context(options o = {}) : options_(o) {}
 
   void on_start(const exec::run_info& info) {
+    info_ = info;
     threads_ = info.threads;
     warp_size_ = info.warp_size == 0 ? 32 : info.warp_size;
     width_ = threads_ + cta_barrier_ids;
@@ -267,6 +268,8 @@ class context {
   void on_exit(std::uint32_t thread) { check_thread(thread); }
 
   const report& result() const { return result_; }
+  // The run this context observes (its regions name the addresses of a report).
+  const exec::run_info& info() const { return info_; }
   report take_result() { return std::move(result_); }
   const options& settings() const { return options_; }
 
@@ -523,6 +526,7 @@ class context {
   }
 
   options options_;
+  exec::run_info info_;
   std::uint32_t threads_ = 0, warp_size_ = 32, width_ = cta_barrier_ids;
   std::vector<bool> checked_;                 // per region: global or shared
   std::vector<std::uint64_t> element_bytes_;  // per region
