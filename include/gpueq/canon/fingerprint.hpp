@@ -145,7 +145,7 @@ class fingerprinter {
       case kind::pos_inf: return {0, 0, 1};
       case kind::neg_inf: return {0, 0, 2};
       case kind::input: {
-        std::uint64_t h = support::hash_string(s_.tensor_name(t));
+        std::uint64_t h = s_.tensor_hash(t);  // hash_string of the name, cached by the store
         for (auto i : s_.input_indices(t)) h = support::hash_combine(h, i);
         return atom(h);
       }

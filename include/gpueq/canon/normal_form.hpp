@@ -204,16 +204,41 @@ class normal_forms {
     return true;
   }
 
+  // Monomials of inputs alone (the bulk: every a·b of a dot product) are keyed by the store's own
+  // node for them, which hash-consing already makes unique: no table of their own to probe. Other
+  // monomials (atoms such as max(…) or sqrt(…) among the factors) are interned by content.
   mono_id intern_mono(std::span<const mono_factor> f) {
     if (f.empty()) return unit_mono;
+    if (std::all_of(f.begin(), f.end(), [&](const mono_factor& x) { return s_.kind_of(x.atom) == term::kind::input; })) {
+      term_id key = f[0].atom;
+      if (f.size() > 1 || f[0].exponent != 1) {
+        std::vector<term::product_entry> pe;
+        for (auto x : f) pe.push_back({x.atom, x.exponent});
+        key = s_.power_product(pe);
+      }
+      if (mono_id m = mono_slot(key); m != unit_mono) return m;
+      mono_id m = new_mono(f, hash_mono(f));
+      mono_slot(key) = m;
+      return m;
+    }
     mono_key key{f, hash_mono(f)};
     auto it = mono_table_.find(key);
     if (it != mono_table_.end()) return it->id;
-    auto id = static_cast<mono_id>(monos_.size());
-    auto stored = mono_factors_.append(f.begin(), f.end());
-    monos_.push_back({stored.data(), static_cast<std::uint32_t>(f.size()), key.hash});
+    mono_id id = new_mono(f, key.hash);
     mono_table_.insert(table_entry{id, key.hash});
     return id;
+  }
+  mono_id new_mono(std::span<const mono_factor> f, std::uint64_t hash) {
+    auto id = static_cast<mono_id>(monos_.size());
+    auto stored = mono_factors_.append(f.begin(), f.end());
+    monos_.push_back({stored.data(), static_cast<std::uint32_t>(f.size()), hash});
+    return id;
+  }
+  // The monomial of a store term, by term id (unit_mono: none yet).
+  mono_id& mono_slot(term_id t) {
+    if (t >= mono_of_term_.size())
+      mono_of_term_.resize(std::max<std::size_t>({s_.size(), 2 * mono_of_term_.size(), std::size_t{t} + 1}), unit_mono);
+    return mono_of_term_[t];
   }
 
   // Interns terms sorted by (mono, ex) with distinct keys and non-zero coefficients.
@@ -281,12 +306,23 @@ class normal_forms {
       if (c != 0) terms.push_back({m, e, std::move(c)});
     }
   };
-  static bool key_less(const poly_term& a, const poly_term& b) {
+  static constexpr auto key_less = [](const poly_term& a, const poly_term& b) {
     return a.mono != b.mono ? a.mono < b.mono : a.ex < b.ex;
+  };
+  // An empty accumulator, with the storage of an earlier one when there is some (a long sum's
+  // vector is not grown again from nothing, and its pages are already mapped).
+  accumulator new_accumulator() {
+    accumulator a;
+    if (!spare_terms_.empty()) {
+      a.terms = std::move(spare_terms_.back());
+      spare_terms_.pop_back();
+    }
+    return a;
   }
   poly_id finish(accumulator& acc) {
     auto& t = acc.terms;
-    std::sort(t.begin(), t.end(), key_less);
+    // A chain's terms often arrive in order already (monomials are numbered as they are first seen).
+    if (!std::is_sorted(t.begin(), t.end(), key_less)) std::sort(t.begin(), t.end(), key_less);
     std::size_t out = 0;
     for (std::size_t i = 0; i < t.size();) {
       std::size_t j = i + 1;
@@ -300,6 +336,7 @@ class normal_forms {
     t.resize(out);
     poly_id r = intern_poly(t);
     t.clear();
+    if (t.capacity() >= 1024 && spare_terms_.size() < 4) spare_terms_.push_back(std::move(t));
     return r;
   }
 
@@ -370,7 +407,7 @@ class normal_forms {
       throw unsupported("normal form too large: product of sums with " + std::to_string(ta.size()) + " and " +
                         std::to_string(tb.size()) + " terms would exceed the budget of " +
                         std::to_string(options_.term_budget) + " terms");
-    accumulator acc;
+    accumulator acc = new_accumulator();
     for (auto& x : ta)
       for (auto& y : tb) acc.add(mono_mul(x.mono, y.mono), poly_add(x.ex, y.ex), x.coefficient * y.coefficient);
     poly_id r = finish(acc);
@@ -496,29 +533,50 @@ class normal_forms {
   fraction canonical_atom(term_id t);
   std::size_t child_count(term_id t) const;
   term_id child(term_id t, std::size_t i) const;
+  // A hint that the node of x (and its cached monomial) is read soon.
+  void read_ahead(term_id x) const {
+    s_.prefetch(x);
+    if (x < mono_of_term_.size()) __builtin_prefetch(mono_of_term_.data() + x);
+  }
+  // The store's constant at `index` as a coefficient (cached: converting a GMP rational on every
+  // entry of a long sum showed in the profile).
+  const coefficient_t& coefficient(std::uint32_t index) {
+    if (index >= coefficient_known_.size()) {
+      coefficients_.resize(std::max<std::size_t>(index + 1, 2 * coefficients_.size()));
+      coefficient_known_.resize(coefficients_.size(), 0);
+    }
+    if (!coefficient_known_[index]) {
+      coefficients_[index] = coefficient_t(s_.constant_value(index));
+      coefficient_known_[index] = 1;
+    }
+    return coefficients_[index];
+  }
   // Constants, inputs and products of inputs (a·b, 2·x²/y) are the bulk of accumulation chains:
   // their forms are built directly from the term, without visiting or memoizing them.
   bool is_monomial(term_id t) const { return s_.is_monomial(t); }
   // The monomial of an input or a product of inputs (without the product's coefficient).
   mono_id monomial_of(term_id t) {
     // Cached by term id (a product of inputs is hash-consed, so both sides of an obligation share
-    // it): a vector read in nearly the order terms were built, instead of a hash lookup.
+    // it): a vector read in nearly the order terms were built, instead of a hash lookup. The
+    // monomial's key is the product with coefficient 1 (see intern_mono): t itself, mostly.
     if (t < mono_of_term_.size() && mono_of_term_[t] != unit_mono) return mono_of_term_[t];
-    mono_id m = intern_monomial_of(t);
-    if (t >= mono_of_term_.size()) mono_of_term_.resize(std::max<std::size_t>(s_.size(), 2 * mono_of_term_.size()), unit_mono);
-    mono_of_term_[t] = m;
-    return m;
-  }
-  mono_id intern_monomial_of(term_id t) {
-    mono_scratch_.clear();
-    if (s_.kind_of(t) == term::kind::input) {
-      mono_scratch_.push_back({t, 1});
-    } else {
-      for (auto f : s_.product_entries(t)) mono_scratch_.push_back({f.base, f.exponent});
-      std::sort(mono_scratch_.begin(), mono_scratch_.end(),
-                [](const mono_factor& a, const mono_factor& b) { return a.atom < b.atom; });
+    term_id key = t;
+    if (s_.kind_of(t) == term::kind::mul && s_.at(t).payload != term::store::one_index) key = s_.unit_product(t);
+    mono_id m = mono_slot(key);
+    if (m == unit_mono) {
+      mono_scratch_.clear();
+      if (s_.kind_of(key) == term::kind::input) {
+        mono_scratch_.push_back({key, 1});
+      } else {
+        for (auto f : s_.product_entries(key)) mono_scratch_.push_back({f.base, f.exponent});
+        std::sort(mono_scratch_.begin(), mono_scratch_.end(),
+                  [](const mono_factor& a, const mono_factor& b) { return a.atom < b.atom; });
+      }
+      m = new_mono(mono_scratch_, hash_mono(mono_scratch_));
+      mono_slot(key) = m;
     }
-    return intern_mono(mono_scratch_);
+    mono_slot(t) = m;
+    return m;
   }
   fraction monomial_form(term_id t) {
     switch (s_.kind_of(t)) {
@@ -563,6 +621,8 @@ class normal_forms {
   boost::unordered_flat_set<term_id> walk_;
   std::vector<mono_factor> mono_scratch_;
   std::vector<mono_id> mono_of_term_;  // monomial_of(t) by term id; unit_mono: not computed yet
+  std::vector<coefficient_t> coefficients_;  // coefficient(index), where coefficient_known_
+  std::vector<std::uint8_t> coefficient_known_;
   struct normalizer {
     coefficient_t c;  // den · (c·m·e^h) has leading term 1
     mono_id m;
@@ -570,6 +630,7 @@ class normal_forms {
     poly_id den;  // the normalized denominator
   };
   boost::unordered_flat_map<poly_id, normalizer> normalizers_;
+  std::vector<std::vector<poly_term>> spare_terms_;  // storage of finished accumulators
 };
 
 inline std::size_t normal_forms::child_count(term_id t) const {
@@ -611,7 +672,12 @@ inline fraction normal_forms::of(term_id root) {
     std::uint32_t next;
     std::uint32_t count;
   };
-  auto open = [&](term_id t) { return frame{t, 0, static_cast<std::uint32_t>(child_count(t))}; };
+  auto open = [&](term_id t) {
+    // A sum's entries are read ahead: each is a load from far away in the store (see parts_of_sum).
+    if (s_.kind_of(t) == term::kind::add)
+      for (auto e : s_.sum_entries(t).first(std::min<std::size_t>(s_.sum_entries(t).size(), 32))) s_.prefetch(e.term);
+    return frame{t, 0, static_cast<std::uint32_t>(child_count(t))};
+  };
   std::vector<frame> frames{open(root)};
   while (!frames.empty()) {
     frame& f = frames.back();
@@ -725,11 +791,11 @@ inline normal_forms::sum_parts normal_forms::parts_of_sum(term_id t) {
     accumulator acc;
   };
   std::vector<group> groups;  // sums of fractions with a denominator other than 1
-  accumulator plain;
+  accumulator plain = new_accumulator();
   auto group_for = [&](poly_id den) -> accumulator& {
     for (auto& g : groups)
       if (g.den == den) return g.acc;
-    groups.push_back({den, {}});
+    groups.push_back({den, new_accumulator()});
     return groups.back().acc;
   };
   // A walked node and the unit c·m·e^h its terms are multiplied by.
@@ -762,22 +828,29 @@ inline normal_forms::sum_parts normal_forms::parts_of_sum(term_id t) {
       if (plain_unit) c0 += k;
       else plain.add(w.m, w.h, std::move(k));
     }
-    for (auto e : s_.sum_entries(w.u)) {
-      coefficient_t c = w.c * coefficient_t(s_.constant_value(e.coefficient));
+    // The entries' nodes (and cached monomials) are read ahead: a chain's products lie far apart
+    // in the store, and without the hints each entry waits for its own cache miss.
+    const auto entries = s_.sum_entries(w.u);
+    constexpr std::size_t ahead = 16;
+    for (auto e : entries.first(std::min(ahead, entries.size()))) read_ahead(e.term);
+    for (std::size_t j = 0; j < entries.size(); ++j) {
+      if (j + ahead < entries.size()) read_ahead(entries[j + ahead].term);
+      const term::sum_entry e = entries[j];
+      coefficient_t c = e.coefficient == term::store::one_index ? w.c : w.c * coefficient(e.coefficient);
+      if (is_monomial(e.term)) {  // the bulk of a chain: its monomial goes straight in
+        const term::node& n = s_.at(e.term);
+        if (n.k == term::kind::constant) {
+          c *= coefficient(n.payload);
+          if (plain_unit) c0 += c;
+          else plain.add(w.m, w.h, std::move(c));
+          continue;
+        }
+        if (n.k == term::kind::mul && n.payload != term::store::one_index) c *= coefficient(n.payload);
+        plain.add(mono_mul(monomial_of(e.term), w.m), w.h, std::move(c));
+        continue;
+      }
       if (walk_.contains(e.term)) {
         work.push_back({e.term, std::move(c), w.m, w.h});
-        continue;
-      }
-      if (s_.kind_of(e.term) == term::kind::constant) {
-        c *= coefficient_t(s_.value_of(e.term));
-        if (plain_unit) c0 += c;
-        else plain.add(w.m, w.h, std::move(c));
-        continue;
-      }
-      if (is_monomial(e.term)) {  // the bulk of a chain: its monomial goes straight in
-        if (s_.kind_of(e.term) == term::kind::mul && s_.at(e.term).payload != term::store::one_index)
-          c *= coefficient_t(s_.product_coefficient(e.term));
-        plain.add(mono_mul(monomial_of(e.term), w.m), w.h, std::move(c));
         continue;
       }
       const fraction f = form(e.term);

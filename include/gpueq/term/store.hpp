@@ -203,6 +203,15 @@ class store {
   bool is_constant(term_id t) const { return nodes_[t].k == kind::constant; }
   // A constant, an input, or a product of powers of inputs (x·y, 2·x²/y).
   bool is_monomial(term_id t) const { return nodes_[t].monomial; }
+  // A hint that t's node is read soon (walks over long sums issue their loads ahead).
+  void prefetch(term_id t) const {
+#if defined(__x86_64__)
+    // GCC 12 drops __builtin_prefetch in some long functions (normal_forms::parts_of_sum).
+    asm volatile("prefetcht0 %0" : : "m"(nodes_[t]));
+#else
+    __builtin_prefetch(nodes_.data() + t);
+#endif
+  }
   bool is_infinite(term_id t) const {
     return nodes_[t].k == kind::neg_inf || nodes_[t].k == kind::pos_inf;
   }
@@ -227,6 +236,26 @@ class store {
   function function_of(term_id t) const { return static_cast<function>(nodes_[t].payload); }
   std::string_view tensor_name(term_id t) const { return tensor_names_[nodes_[t].payload]; }
   std::uint32_t tensor_index(term_id t) const { return nodes_[t].payload; }
+  // The product x with its coefficient replaced by 1 (a single factor with exponent 1: that factor).
+  term_id unit_product(term_id x) {
+    std::vector<std::uint32_t> s(slots(x).begin(), slots(x).end());
+    if (s.size() == 2 && static_cast<std::int32_t>(s[1]) == 1) return s[0];
+    return make(kind::mul, one_index, s);
+  }
+  // x₁^e₁ ⋯ xₙ^eₙ for distinct inputs xᵢ (in any order) and non-zero exponents: the node that
+  // mul() builds for it, made directly (a single factor with exponent 1 is that input).
+  term_id power_product(std::span<const product_entry> factors) {
+    if (factors.size() == 1 && factors[0].exponent == 1) return factors[0].base;
+    std::vector<product_entry> f(factors.begin(), factors.end());
+    std::sort(f.begin(), f.end(), [this](const product_entry& a, const product_entry& b) { return before(a.base, b.base); });
+    std::vector<std::uint32_t> s;
+    for (auto x : f) {
+      s.push_back(x.base);
+      s.push_back(static_cast<std::uint32_t>(x.exponent));
+    }
+    return make(kind::mul, one_index, s);
+  }
+  std::uint64_t tensor_hash(term_id t) const { return tensor_hashes_[nodes_[t].payload]; }  // of its name
   std::span<const std::uint32_t> input_indices(term_id t) const { return slots(t); }
   std::string_view tensor_name_at(std::uint32_t tensor) const { return tensor_names_[tensor]; }
   std::size_t tensor_count() const { return tensor_names_.size(); }
@@ -557,12 +586,6 @@ class store {
     return intern_constant(constants_[a] * constants_[b]);
   }
 
-  // The product x with its coefficient replaced by 1.
-  term_id unit_product(term_id x) {
-    std::vector<std::uint32_t> s(slots(x).begin(), slots(x).end());
-    if (s.size() == 2 && static_cast<std::int32_t>(s[1]) == 1) return s[0];
-    return make(kind::mul, one_index, s);
-  }
 
   term_id extremum(kind k, std::span<const term_id> xs);
   term_id product(std::vector<product_item>& items);
