@@ -23,9 +23,10 @@
 namespace gpueq::canon {
 
 struct fingerprint {
-  std::uint64_t p = 0;  // residue mod P
-  std::uint64_t q = 0;  // residue mod Q (the exponent field)
-  std::uint8_t infinity = 0;  // 0 finite, 1 +∞, 2 −∞
+  // 16 bytes: a fingerprinter keeps one per store node (Q < 2^61, so q and the flag share a word).
+  std::uint64_t p = 0;       // residue mod P
+  std::uint64_t q : 62 = 0;  // residue mod Q (the exponent field)
+  std::uint64_t infinity : 2 = 0;  // 0 finite, 1 +∞, 2 −∞ (3: no fingerprint, see fingerprinter)
   // Values compare by their residue mod P: the residue mod Q is only homomorphic for values free
   // of exponentials (it serves as the image of an exponent), so it takes no part in equality.
   friend bool operator==(const fingerprint& a, const fingerprint& b) {
@@ -34,6 +35,8 @@ struct fingerprint {
 };
 
 // A fingerprint could not be formed (a denominator mapped to zero): fall back to exact forms.
+static_assert(sizeof(fingerprint) == 16);
+
 struct degenerate_fingerprint : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
@@ -88,13 +91,12 @@ class fingerprinter {
   // node whose fingerprint cannot be formed is marked, and only an error when a root needs it.
   fingerprint operator()(term::term_id root) {
     if (root >= values_.size()) {
-      std::size_t from = values_.size();
-      values_.resize(std::size_t{root} + 1);
-      for (std::size_t t = from; t <= root; ++t) {
+      values_.reserve(std::max<std::size_t>(std::size_t{root} + 1, 2 * values_.size()));
+      for (std::size_t t = values_.size(); t <= root; ++t) {
         try {
-          values_[t] = compute(static_cast<term::term_id>(t));
+          values_.push_back(compute(static_cast<term::term_id>(t)));
         } catch (const degenerate_fingerprint&) {
-          values_[t] = {0, 0, degenerate};
+          values_.push_back({0, 0, degenerate});
         }
       }
     }
