@@ -5,6 +5,8 @@
 // check, without the extra runs), thread-instructions, terms, and the peak memory of that pair
 // alone (each pair is checked in a child process, whose peak resident size the parent reads).
 //   bench_corpus [-jN] [substring]     N threads (default 1), only pairs whose path has the substring
+//   bench_corpus --sgemm-k 256,512     instead: the 128x128-tile SGEMM pair at those K (issue 8's
+//                                      SGEMM target is K = 4096; the corpus pair has K = 128)
 #include "bench.hpp"
 
 #include "../examples/specs/corpus.hpp"  // pairs whose reference is a registered specification
@@ -21,6 +23,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -70,6 +74,24 @@ std::string measure(const std::string& f, unsigned threads) {
   return line;
 }
 
+// The corpus's 128x128-tile SGEMM pair with inner dimension k (a spec in the temporary directory,
+// pointing at the corpus PTX).
+std::string scaled_sgemm(unsigned k) {
+  namespace fs = std::filesystem;
+  fs::path src = fs::path(GPUEQ_SOURCE_DIR) / "examples" / "kernels" / "sgemm" / "naive_vs_2d_blocktile_128.pair.json";
+  std::ifstream in(src);
+  nlohmann::json j = nlohmann::json::parse(in);
+  j["scalars"]["K"] = k;
+  j["tensors"]["A"]["shape"] = {128, k};
+  j["tensors"]["B"]["shape"] = {k, 128};
+  for (const char* side : {"reference", "candidate"})
+    j[side]["ptx"] = (src.parent_path() / j[side]["ptx"].get<std::string>()).string();
+  j.erase("$schema");
+  fs::path out = fs::temp_directory_path() / ("gpueq_sgemm_128x128_k" + std::to_string(k) + ".pair.json");
+  std::ofstream(out) << j.dump(1);
+  return out.string();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -81,11 +103,26 @@ int main(int argc, char** argv) {
     if (a.starts_with("-j")) threads = static_cast<unsigned>(std::max(1, std::atoi(a.c_str() + 2)));
     else filter = a;
   }
-  std::vector<std::string> files;
-  for (auto& e : fs::recursive_directory_iterator(fs::path(GPUEQ_SOURCE_DIR) / "examples" / "kernels"))
-    if (e.path().string().ends_with(".pair.json") && e.path().string().find(filter) != std::string::npos)
-      files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
+  std::vector<std::string> files, names;
+  std::vector<unsigned> ks;
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::string(argv[i]) == "--sgemm-k") {
+      std::stringstream list(argv[i + 1]);
+      for (std::string k; std::getline(list, k, ',');) ks.push_back(static_cast<unsigned>(std::stoul(k)));
+      filter.clear();
+    }
+  if (!ks.empty()) {
+    for (unsigned k : ks) {
+      files.push_back(scaled_sgemm(k));
+      names.push_back("sgemm 128x128 tile, K=" + std::to_string(k));
+    }
+  } else {
+    for (auto& e : fs::recursive_directory_iterator(fs::path(GPUEQ_SOURCE_DIR) / "examples" / "kernels"))
+      if (e.path().string().ends_with(".pair.json") && e.path().string().find(filter) != std::string::npos)
+        files.push_back(e.path().string());
+    std::sort(files.begin(), files.end());
+    for (auto& f : files) names.push_back(fs::relative(f, fs::path(GPUEQ_SOURCE_DIR) / "examples" / "kernels").string());
+  }
   std::printf("%u thread(s); times in seconds; run ref/cand: symbolic execution with the race analysis (CPU "
               "seconds summed over threads), race: its share of them\n",
               threads);
@@ -93,7 +130,8 @@ int main(int argc, char** argv) {
               "race", "decide", "total", "thread-ins", "terms", "MiB");
   std::fflush(stdout);
   double all = 0;
-  for (auto& f : files) {
+  for (std::size_t n = 0; n < files.size(); ++n) {
+    const std::string& f = files[n];
     int fd[2];
     if (pipe(fd) != 0) return 1;
     pid_t pid = fork();
@@ -123,7 +161,7 @@ int main(int argc, char** argv) {
     std::sscanf(buf, "%31s %lf %lf %lf %lf %lf %lf %llu %zu", verdict, &parse, &ref, &cand, &race, &dec, &total, &steps,
                 &terms);
     all += total;
-    std::string name = fs::relative(f, fs::path(GPUEQ_SOURCE_DIR) / "examples" / "kernels").string();
+    const std::string& name = names[n];
     std::printf("%-46s %-14s %6.3f %7.3f %7.3f %6.3f %7.3f %7.3f %11llu %8zu %6.0f\n", name.c_str(), verdict, parse, ref,
                 cand, race, dec, total, steps, terms, static_cast<double>(u.ru_maxrss) / 1024.0);
     std::fflush(stdout);

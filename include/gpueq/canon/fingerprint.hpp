@@ -24,6 +24,9 @@ namespace gpueq::canon {
 
 struct fingerprint {
   // 16 bytes: a fingerprinter keeps one per store node (Q < 2^61, so q and the flag share a word).
+  fingerprint() = default;
+  fingerprint(std::uint64_t p_, std::uint64_t q_, unsigned infinity_)
+      : p(p_), q(q_ & ((std::uint64_t{1} << 62) - 1)), infinity(infinity_ & 3u) {}
   std::uint64_t p = 0;       // residue mod P
   std::uint64_t q : 62 = 0;  // residue mod Q (the exponent field)
   std::uint64_t infinity : 2 = 0;  // 0 finite, 1 +∞, 2 −∞ (3: no fingerprint, see fingerprinter)
