@@ -47,16 +47,11 @@ ptx::module ring_kernel(int iterations, check::pair_spec& spec) {
     k.sync();
   });
   y[t] = v;
-  spec = {};
-  spec.file = "(bench_race)";
-  spec.single = true;
-  spec.tensors["x"] = {check::dtype::f32, {threads}, check::role::input};
-  spec.tensors["y"] = {check::dtype::f32, {threads}, check::role::output};
-  spec.reference.ptx = spec.reference.path = name + ".ptx";
-  spec.reference.entry = name;
-  spec.reference.params = k.params();
-  spec.reference.block = {threads, 1, 1};
-  spec.candidate = spec.reference;
+  check::single_kernel c = check::single_kernel_pair(k.module(), name, k.params(),
+                                                     {{"x", {check::dtype::f32, {threads}, check::role::input}},
+                                                      {"y", {check::dtype::f32, {threads}, check::role::output}}},
+                                                     {threads, 1, 1}, "(bench_race)");
+  spec = std::move(c.spec);
   return k.module();
 }
 

@@ -37,19 +37,12 @@ void smooth(kl::kernel& k, bool with_barrier) {
 }
 
 check::check_result check_alone(const kl::kernel& k) {
-  check::pair_spec spec;  // one kernel: reference and candidate are the same
-  spec.file = "(kernel language)";
-  spec.single = true;
-  spec.tensors["x"] = {check::dtype::f32, {n}, check::role::input};
-  spec.tensors["y"] = {check::dtype::f32, {n}, check::role::output};
-  spec.reference.ptx = spec.reference.path = k.name() + ".ptx";
-  spec.reference.entry = k.name();
-  spec.reference.params = k.params();
-  spec.reference.block = {n, 1, 1};
-  spec.candidate = spec.reference;
-  check::resolved_pair pair;
-  pair.reference = pair.candidate = k.module();
-  return check::check_pair(spec, pair);
+  // One kernel: reference and candidate are the same.
+  check::single_kernel c = check::single_kernel_pair(k.module(), k.name(), k.params(),
+                                                     {{"x", {check::dtype::f32, {n}, check::role::input}},
+                                                      {"y", {check::dtype::f32, {n}, check::role::output}}},
+                                                     {n, 1, 1});
+  return check::check_pair(c.spec, c.pair);
 }
 
 }  // namespace

@@ -49,23 +49,8 @@ std::string at_line(unsigned line) {
 }
 
 // A single-kernel pair spec for check::check_pair: reference and candidate are the kernel.
-struct checked {
-  check::pair_spec spec;
-  check::resolved_pair pair;
-};
-checked single(const kl::kernel& k, std::map<std::string, check::tensor_spec> tensors, std::uint32_t threads) {
-  checked c;
-  c.spec.file = "(kernel language)";
-  c.spec.tensors = std::move(tensors);
-  c.spec.single = true;
-  c.spec.reference.ptx = c.spec.reference.path = k.name() + ".ptx";
-  c.spec.reference.entry = k.name();
-  c.spec.reference.params = k.params();
-  c.spec.reference.block = {threads, 1, 1};
-  c.spec.candidate = c.spec.reference;
-  c.pair.reference = k.module();
-  c.pair.candidate = c.pair.reference;
-  return c;
+check::single_kernel single(const kl::kernel& k, std::map<std::string, check::tensor_spec> tensors, std::uint32_t threads) {
+  return check::single_kernel_pair(k.module(), k.name(), k.params(), std::move(tensors), {threads, 1, 1});
 }
 check::tensor_spec in(std::uint64_t n) { return {check::dtype::f32, {n}, check::role::input}; }
 check::tensor_spec out(std::uint64_t n) { return {check::dtype::f32, {n}, check::role::output}; }

@@ -102,6 +102,30 @@ struct resolved_pair {
   std::size_t reference_entry = 0, candidate_entry = 0;  // indices into the modules' functions
 };
 
+// One kernel checked alone (its races, barriers and bounds; its outputs against themselves): a pair
+// whose reference and candidate are the same module, entry and launch. `file` names the kernel's
+// origin in reports, e.g. "(kernel language)".
+struct single_kernel {
+  pair_spec spec;
+  resolved_pair pair;
+};
+inline single_kernel single_kernel_pair(ptx::module m, const std::string& entry, std::vector<std::string> params,
+                                        std::map<std::string, tensor_spec> tensors, dim3 block,
+                                        std::string file = "(kernel language)") {
+  single_kernel c;
+  c.spec.file = std::move(file);
+  c.spec.single = true;
+  c.spec.tensors = std::move(tensors);
+  c.spec.reference.ptx = c.spec.reference.path = entry + ".ptx";
+  c.spec.reference.entry = entry;
+  c.spec.reference.params = std::move(params);
+  c.spec.reference.block = block;
+  c.spec.candidate = c.spec.reference;
+  c.pair.reference = std::move(m);
+  c.pair.candidate = c.pair.reference;
+  return c;
+}
+
 namespace detail {
 [[noreturn]] inline void spec_error(const pair_spec& s, const std::string& reason) {
   throw support::diagnostic_error(support::diagnostic{s.file, {}, reason});
