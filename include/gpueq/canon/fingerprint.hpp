@@ -94,7 +94,8 @@ class fingerprinter {
   // node whose fingerprint cannot be formed is marked, and only an error when a root needs it.
   fingerprint operator()(term::term_id root) {
     if (root >= values_.size()) {
-      values_.reserve(std::max<std::size_t>(std::size_t{root} + 1, 2 * values_.size()));
+      if (std::size_t{root} + 1 > values_.capacity())  // geometric growth: roots come in increasing order
+        values_.reserve(std::max<std::size_t>(std::size_t{root} + 1, 2 * values_.capacity()));
       for (std::size_t t = values_.size(); t <= root; ++t) {
         try {
           values_.push_back(compute(static_cast<term::term_id>(t)));

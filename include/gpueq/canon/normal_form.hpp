@@ -26,6 +26,7 @@
 #include <gpueq/support/small_rational.hpp>
 #include <gpueq/term/store.hpp>
 
+#include <boost/container/small_vector.hpp>
 #include <boost/unordered/unordered_flat_map.hpp>
 #include <boost/unordered/unordered_flat_set.hpp>
 
@@ -212,7 +213,7 @@ class normal_forms {
     if (std::all_of(f.begin(), f.end(), [&](const mono_factor& x) { return s_.kind_of(x.atom) == term::kind::input; })) {
       term_id key = f[0].atom;
       if (f.size() > 1 || f[0].exponent != 1) {
-        std::vector<term::product_entry> pe;
+        boost::container::small_vector<term::product_entry, 8> pe;
         for (auto x : f) pe.push_back({x.atom, x.exponent});
         key = s_.power_product(pe);
       }

@@ -20,6 +20,7 @@
 #include <gpueq/support/rational.hpp>
 #include <gpueq/support/small_rational.hpp>
 
+#include <boost/container/small_vector.hpp>
 #include <boost/unordered/unordered_flat_map.hpp>
 #include <boost/unordered/unordered_flat_set.hpp>
 
@@ -246,9 +247,9 @@ class store {
   // mul() builds for it, made directly (a single factor with exponent 1 is that input).
   term_id power_product(std::span<const product_entry> factors) {
     if (factors.size() == 1 && factors[0].exponent == 1) return factors[0].base;
-    std::vector<product_entry> f(factors.begin(), factors.end());
+    boost::container::small_vector<product_entry, 8> f(factors.begin(), factors.end());
     std::sort(f.begin(), f.end(), [this](const product_entry& a, const product_entry& b) { return before(a.base, b.base); });
-    std::vector<std::uint32_t> s;
+    boost::container::small_vector<std::uint32_t, 16> s;
     for (auto x : f) {
       s.push_back(x.base);
       s.push_back(static_cast<std::uint32_t>(x.exponent));
