@@ -38,3 +38,28 @@ TEST_CASE("small_rational agrees with GMP rationals, across the 64-bit boundary"
     }
   CHECK_THROWS(small_rational(1) / small_rational(0));
 }
+
+TEST_CASE("small_rational: shared denominators and cross-cancelled products stay canonical") {
+  // Coefficients of one scale (k/256, k/2^40) take the 64-bit paths of + and ·; results must equal
+  // GMP's, with the same representation as a value built from GMP directly.
+  std::mt19937_64 rng(11);
+  const std::int64_t lo = std::numeric_limits<std::int64_t>::min(), hi = std::numeric_limits<std::int64_t>::max();
+  std::vector<rational> values = {rational(0), rational(lo, 1), rational(hi, 1), rational(lo, hi), rational(hi, 2),
+                                  rational(1, std::int64_t{1} << 62), rational(-3, std::int64_t{1} << 62)};
+  for (std::int64_t d : {std::int64_t{256}, std::int64_t{1} << 40, std::int64_t{6}, hi})
+    for (int i = 0; i < 24; ++i) {
+      auto n = static_cast<std::int64_t>(rng() >> (rng() % 64));
+      values.emplace_back(rng() % 2 ? n : -n, d);
+    }
+  for (auto& a : values)
+    for (auto& b : values) {
+      small_rational x(a), y(b);
+      small_rational sum = x + y, product = x * y;
+      CHECK(sum.to_rational() == a + b);
+      CHECK(product.to_rational() == a * b);
+      CHECK(sum == small_rational(rational(a + b)));
+      CHECK(sum.hash() == small_rational(rational(a + b)).hash());
+      CHECK(product == small_rational(rational(a * b)));
+      CHECK(product.is_small() == small_rational(rational(a * b)).is_small());
+    }
+}

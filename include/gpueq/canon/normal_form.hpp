@@ -323,7 +323,26 @@ class normal_forms {
   poly_id finish(accumulator& acc) {
     auto& t = acc.terms;
     // A chain's terms often arrive in order already (monomials are numbered as they are first seen).
-    if (!std::is_sorted(t.begin(), t.end(), key_less)) std::sort(t.begin(), t.end(), key_less);
+    if (!std::is_sorted(t.begin(), t.end(), key_less)) {
+      if (t.size() < 64) {
+        std::sort(t.begin(), t.end(), key_less);
+      } else {
+        // Long ones (a product of sums) sort 16-byte (key, index) pairs and then move the terms
+        // into that order: cheaper than sorting the terms themselves. Equal keys may come in any
+        // order, their coefficients are summed exactly below.
+        auto& keys = key_scratch_;
+        keys.clear();
+        for (std::size_t i = 0; i < t.size(); ++i)
+          keys.push_back({(static_cast<std::uint64_t>(t[i].mono) << 32) | t[i].ex, static_cast<std::uint32_t>(i)});
+        std::sort(keys.begin(), keys.end(), [](const sort_key& a, const sort_key& b) { return a.key < b.key; });
+        auto& sorted = term_scratch_;
+        sorted.clear();
+        sorted.reserve(t.size());
+        for (auto& k : keys) sorted.push_back(std::move(t[k.index]));
+        t.swap(sorted);
+        sorted.clear();
+      }
+    }
     std::size_t out = 0;
     for (std::size_t i = 0; i < t.size();) {
       std::size_t j = i + 1;
@@ -409,8 +428,18 @@ class normal_forms {
                         std::to_string(tb.size()) + " terms would exceed the budget of " +
                         std::to_string(options_.term_budget) + " terms");
     accumulator acc = new_accumulator();
-    for (auto& x : ta)
-      for (auto& y : tb) acc.add(mono_mul(x.mono, y.mono), poly_add(x.ex, y.ex), x.coefficient * y.coefficient);
+    if (a == b) {  // a square (a variance's (x − mean)²): each cross term once, doubled
+      for (std::size_t i = 0; i < ta.size(); ++i) {
+        const poly_term& x = ta[i];
+        acc.add(mono_mul(x.mono, x.mono), poly_add(x.ex, x.ex), x.coefficient * x.coefficient);
+        const coefficient_t twice = x.coefficient * coefficient_t(2);
+        for (std::size_t j = i + 1; j < ta.size(); ++j)
+          acc.add(mono_mul(x.mono, ta[j].mono), poly_add(x.ex, ta[j].ex), twice * ta[j].coefficient);
+      }
+    } else {
+      for (auto& x : ta)
+        for (auto& y : tb) acc.add(mono_mul(x.mono, y.mono), poly_add(x.ex, y.ex), x.coefficient * y.coefficient);
+    }
     poly_id r = finish(acc);
     mul_memo_.emplace(key, r);
     return r;
@@ -632,6 +661,12 @@ class normal_forms {
   };
   boost::unordered_flat_map<poly_id, normalizer> normalizers_;
   std::vector<std::vector<poly_term>> spare_terms_;  // storage of finished accumulators
+  struct sort_key {
+    std::uint64_t key;  // (mono, ex)
+    std::uint32_t index;
+  };
+  std::vector<sort_key> key_scratch_;   // finish()
+  std::vector<poly_term> term_scratch_;
 };
 
 inline std::size_t normal_forms::child_count(term_id t) const {
