@@ -44,6 +44,11 @@ TEST_CASE("true identities of the model are proved by normal forms") {
   const char* identities[][2] = {
       {"exp(x)*exp(y)", "exp(x + y)"},
       {"(a + b)^2", "a^2 + 2*a*b + b^2"},
+      // Squares of longer sums (each cross term once, doubled), with exponentials and fractions.
+      {"(2*a - b/3 + exp(c) + 1)^2",
+       "4*a^2 + b^2/9 + exp(2*c) + 1 - 4*a*b/3 + 4*a*exp(c) + 4*a - 2*b*exp(c)/3 - 2*b/3 + 2*exp(c)"},
+      {"((a - (a + b + c)/3)^2 + (b - (a + b + c)/3)^2 + (c - (a + b + c)/3)^2)/3",
+       "(a^2 + b^2 + c^2)/3 - ((a + b + c)/3)^2"},
       {"(a + b)*(a - b)", "a^2 - b^2"},
       {"1/x + 1/y", "(x + y)/(x*y)"},
       {"x/(x*y)", "1/y"},
