@@ -122,6 +122,8 @@ expect(race_inter_cta 2 "inter-CTA race: y\\[[0-9]+\\] is written by CTA \\(1,0,
 expect(race_witness 2 "witness for threads 0 and 1: under round robin .* out\\[0\\] = [-0-9.e]+; under round robin with thread 1 moved ahead of thread 0 out\\[0\\] = "
        race --witness ${K}/reduction/v1_vs_v5.pair.json)
 expect(race_deadlock 2 "deadlock" race ${K}/named_barriers/ref_vs_producer_short.pair.json)
+expect(race_not_structured 3 "not a structured CTA: a predicate compares symbolic values \\(x\\[0\\] vs 0\\)"
+       race tests/cli/inputs/data_dependent_branch.ptx --block 32 --param x=f32[32])
 
 # race --json: per kernel the verdict, race groups (kind, address, count, both accesses with thread,
 # warp/lane, PTX and CUDA lines, barrier generation), barrier diagnostics, run errors, inter-CTA races.
