@@ -16,6 +16,13 @@
 // counts as warp-size threads once all its non-exited threads have arrived. A barrier without a
 // count waits for every non-exited thread of the CTA. Warp collectives (shfl, vote, match, redux,
 // bar.warp.sync, mma, ldmatrix, wmma) wait for the non-exited threads of their member mask.
+//
+// Speed: a thread runs in a loop (run_thread) that executes the instructions with a fast form
+// (program.hpp: integer and f32 arithmetic, comparisons, moves, loads and stores through a
+// register, branches) inline, on registers the form reads directly, and hands everything else, and
+// every case a form does not cover (symbolic operands, errors), to the generic path (generic_step).
+// Both paths give the same results, errors and observer events; engine_options::fast_forms turns
+// the fast one off, and tests/exec/fast_forms_test.cpp holds them to it.
 #pragma once
 
 #include <gpueq/exec/domain.hpp>
@@ -32,6 +39,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdio>
 #include <cstdint>
 #include <functional>
@@ -69,6 +77,10 @@ struct engine_options {
   // Stop with a clear error when the process's resident memory exceeds this many MiB (0: no
   // limit). Checked every 2^16 thread-instructions (Linux: /proc/self/statm).
   std::uint64_t max_resident_mib = 0;
+  // Run decoded fast forms (program.hpp) where their operands allow. Off, every instruction goes
+  // through the generic path: the same results, errors and observer events, more slowly (the
+  // tests compare the two).
+  bool fast_forms = true;
 };
 
 // The resident memory of this process in MiB, 0 where it cannot be read.
@@ -279,6 +291,21 @@ class engine {
     auto by_base = [&](std::uint32_t a, std::uint32_t b) { return regions_[a].base < regions_[b].base; };
     std::sort(shared_order_.begin(), shared_order_.end(), by_base);
     std::sort(global_order_.begin(), global_order_.end(), by_base);
+    // A region no other region of its window starts inside: an address within it is found by the
+    // per-instruction hint without the search (locate_fast).
+    windows_.assign(regions_.size(), fast_window{});
+    for (const auto* order : {&shared_order_, &global_order_})
+      for (std::uint32_t i : *order) {
+        auto& r = regions_[i];
+        bool clean = true;
+        for (std::uint32_t j : *order)
+          if (j != i && regions_[j].base >= r.base && regions_[j].base - r.base < r.bytes) clean = false;
+        windows_[i] = fast_window{r.base, clean ? r.bytes : 0, &r, r.space == memory_space::shared};
+      }
+    hint_.assign(p_.code.size(), ~0u);
+    fast_forms_ = options_.fast_forms && p_.fast.size() == p_.code.size();  // (a program not from decode has none)
+    next_check_ = 0;
+    update_next_check();
     params_.clear();
     for (std::uint32_t i = 0; i < l_.params.size(); ++i) params_.push_back(param_value(i));
     locals_.clear();
@@ -435,25 +462,62 @@ class engine {
     return z ^ (z >> 31);
   }
 
+  // Runs thread t until it blocks or exits: step_once in a loop, with the fast forms inline.
   void run_thread(std::uint32_t t) {
-    while (status_[t] == status::runnable) step_once(t);
+    if (status_[t] != status::runnable) return;
+    const std::size_t size = p_.code.size();
+    const bool fast = fast_forms_;
+    std::uint32_t pc = pc_[t];
+    for (;;) {
+      if (++stats_.steps >= next_check_) checks(t);
+      if (pc >= size) {
+        exit_thread(t);
+        return;
+      }
+      if (fast) {
+        std::uint32_t next = fast_step(t, pc);
+        if (next != no_fast) {
+          pc_[t] = pc = next;
+          continue;
+        }
+      }
+      generic_step(t, p_.code[pc], pc);
+      if (status_[t] != status::runnable) return;
+      pc = pc_[t];
+    }
   }
   void step_once(std::uint32_t t) {
-    if (++stats_.steps > options_.max_steps)
+    if (++stats_.steps >= next_check_) checks(t);
+    if (pc_[t] >= p_.code.size()) {
+      exit_thread(t);
+      return;
+    }
+    step(t);
+  }
+  // The step limit, the progress callback and the memory limit, at the step counts where one of
+  // them has something to do (next_check_).
+  void checks(std::uint32_t t) {
+    if (stats_.steps > options_.max_steps)
       fail(error_kind::limit, t, "more than " + std::to_string(options_.max_steps) + " thread-instructions executed",
            pc_[t]);
-    if (options_.progress && stats_.steps % options_.progress_every == 0) options_.progress(stats_.steps);
+    if (options_.progress && options_.progress_every && stats_.steps % options_.progress_every == 0)
+      options_.progress(stats_.steps);
     if (options_.max_resident_mib && (stats_.steps & ((1u << 16) - 1)) == 0)
       if (std::uint64_t mib = resident_mib(); mib > options_.max_resident_mib)
         fail(error_kind::limit, t,
              "memory limit of " + std::to_string(options_.max_resident_mib) + " MiB exceeded (resident: " +
                  std::to_string(mib) + " MiB)",
              pc_[t]);
-    if (pc_[t] >= p_.code.size()) {
-      exit_thread(t);
-      return;
-    }
-    step(t);
+    update_next_check();
+  }
+  void update_next_check() {
+    std::uint64_t s = stats_.steps;
+    std::uint64_t next = options_.max_steps == ~std::uint64_t{0} ? ~std::uint64_t{0} : options_.max_steps + 1;
+    if (next <= s) next = s + 1;
+    if (options_.progress && options_.progress_every)
+      next = std::min(next, (s / options_.progress_every + 1) * options_.progress_every);
+    if (options_.max_resident_mib) next = std::min(next, ((s >> 16) + 1) << 16);
+    next_check_ = next;
   }
 
   // ---- errors ------------------------------------------------------------------------------
@@ -660,6 +724,15 @@ class engine {
   void step(std::uint32_t t) {
     const std::uint32_t pc = pc_[t];
     const xinstr& x = p_.code[pc];
+    if (fast_forms_)
+      if (std::uint32_t next = fast_step(t, pc); next != no_fast) {
+        pc_[t] = next;
+        return;
+      }
+    generic_step(t, x, pc);
+  }
+
+  void generic_step(std::uint32_t t, const xinstr& x, std::uint32_t pc) {
     if (x.guarded) {
       const value& g = reg(t, x.guard);
       if (g.t == value::tag::empty) fail_at(error_kind::uninitialized, t, "guard predicate read before it is written");
@@ -1145,7 +1218,7 @@ class engine {
       case op::xor_: r = a ^ b; break;
       case op::not_: r = ~a; break;
       case op::cnot: r = ua == 0; break;
-      case op::shl: r = (b & 0xffffffff) >= 8 * bytes(ty) ? 0 : a << b; break;
+      case op::shl: r = (b & 0xffffffff) >= 8 * bytes(ty) ? 0 : a << (b & 0xffffffff); break;
       case op::shr: {
         std::uint64_t sh = std::min<std::uint64_t>(b & 0xffffffff, 8 * bytes(ty));
         if (s) r = static_cast<std::uint64_t>(sh >= 64 ? (sa < 0 ? -1 : 0) : sa >> std::min<std::uint64_t>(sh, 63));
@@ -1339,6 +1412,9 @@ class engine {
   // Reads [offset, offset + width) of a region as one cell.
   value load_cell(std::uint32_t t, region<real>& r, std::uint64_t offset, std::uint32_t width) {
     if (const value* c = r.exact(offset, width)) return *c;
+    return load_pieces(t, r, offset, width);
+  }
+  [[gnu::noinline]] value load_pieces(std::uint32_t t, region<real>& r, std::uint64_t offset, std::uint32_t width) {
     bool any_unwritten = false;
     for (std::uint32_t b = 0; b < width; ++b) any_unwritten = any_unwritten || !r.slot(offset + b);
     if (any_unwritten) {
@@ -1496,6 +1572,268 @@ class engine {
         write(t, x.ops[0], old);
       }
     }
+  }
+
+  // ---- fast forms --------------------------------------------------------------------------
+  // Runs instruction pc's fast form (program.hpp) and returns the next pc; returns no_fast,
+  // having changed nothing the run can observe, when the instruction has none or its operands are
+  // not what the form expects (a guard that is not concrete, an unwritten register, a symbolic or
+  // real value where bits are needed, a misaligned address, a store to constant memory): the
+  // generic path then runs the instruction and reports any error itself.
+  static constexpr std::uint32_t no_fast = ~0u;
+
+  static std::uint64_t cut(std::uint64_t v, unsigned shift, bool sign) {
+    return sign ? static_cast<std::uint64_t>(static_cast<std::int64_t>(v << shift) >> shift) : (v << shift) >> shift;
+  }
+
+  [[gnu::always_inline]] std::uint32_t fast_step(std::uint32_t t, std::uint32_t pc) {
+    const fast_form& f = p_.fast[pc];
+    value* regs = regs_.data() + std::size_t{t} * nregs_;
+    if (f.guarded) {
+      const value& g = regs[f.guard];
+      if (g.t != value::tag::bits) return no_fast;
+      if (static_cast<bool>(g.bits & 1) == f.guard_negated) return pc + 1;
+    }
+    switch (f.op) {
+      case fast_op::none: return no_fast;
+      case fast_op::bra: return f.target;
+      case fast_op::mov: {
+        if (f.imm) {
+          regs[f.dst[0]] = value::of_bits((f.imms[0] << f.t_shift) >> f.t_shift);
+        } else {
+          const value& a = regs[f.src[0]];
+          if (a.t == value::tag::empty) return no_fast;
+          value v = a;
+          if (v.t == value::tag::bits) v.bits = (v.bits << f.t_shift) >> f.t_shift;
+          regs[f.dst[0]] = v;
+        }
+        return pc + 1;
+      }
+      case fast_op::mov_special:
+        regs[f.dst[0]] = value::of_bits((special(t, static_cast<special_reg>(f.src[0])) << f.t_shift) >> f.t_shift);
+        return pc + 1;
+      case fast_op::int_add: case fast_op::int_sub: case fast_op::int_mul_lo: case fast_op::int_mul_wide:
+      case fast_op::int_mad_lo: case fast_op::int_mad_wide: case fast_op::int_shl: case fast_op::int_shr:
+      case fast_op::int_and: case fast_op::int_or: case fast_op::int_xor: case fast_op::int_min: case fast_op::int_max:
+      case fast_op::cvt_int: case fast_op::setp_int:
+        return fast_integer(regs, f) ? pc + 1 : no_fast;
+      case fast_op::selp: {
+        const value& p = regs[f.src[2]];
+        if (p.t != value::tag::bits) return no_fast;
+        std::uint32_t i = (p.bits & 1) ? 0 : 1;
+        if (f.is_imm(i)) {
+          regs[f.dst[0]] = value::of_bits(f.imms[i]);
+        } else {
+          const value& a = regs[f.src[i]];
+          if (a.t == value::tag::empty) return no_fast;
+          regs[f.dst[0]] = a;
+        }
+        return pc + 1;
+      }
+      case fast_op::setp_f32: case fast_op::f32_arith: return fast_float(t, regs, f) ? pc + 1 : no_fast;
+      case fast_op::ld: return fast_load(t, regs, f, pc) ? pc + 1 : no_fast;
+      case fast_op::st: return fast_store(t, regs, f, pc) ? pc + 1 : no_fast;
+    }
+    return no_fast;
+  }
+
+  [[gnu::always_inline]] bool fast_float(std::uint32_t t, value* regs, const fast_form& f) {
+    real args[3];
+    if (!f.imm) {  // registers only, the common case
+      for (std::uint32_t i = 0; i < f.n; ++i)
+        if (regs[f.src[i]].t != value::tag::real) return fast_float_mixed(t, regs, f);
+      for (std::uint32_t i = 0; i < f.n; ++i) args[i] = regs[f.src[i]].r;
+    } else {
+      return fast_float_mixed(t, regs, f);
+    }
+    fast_float_finish(t, regs, f, args);
+    return true;
+  }
+  // Sources that are immediates or bits (decoded as f32, as to_real decodes them).
+  bool fast_float_mixed(std::uint32_t t, value* regs, const fast_form& f) {
+    for (std::uint32_t i = 0; i < f.n; ++i)
+      if (!f.is_imm(i) && regs[f.src[i]].t != value::tag::real && regs[f.src[i]].t != value::tag::bits) return false;
+    real args[3];
+    for (std::uint32_t i = 0; i < f.n; ++i) {
+      if (f.is_imm(i)) {
+        std::uint64_t b = f.imms[i];
+        args[i] = guarded([&] { return d_.from_float(b, rkind::f32); }, t);
+      } else {
+        const value& a = regs[f.src[i]];
+        if (a.t == value::tag::real) args[i] = a.r;
+        else args[i] = guarded([&] { return d_.from_float(a.bits, rkind::f32); }, t);
+      }
+    }
+    fast_float_finish(t, regs, f, args);
+    return true;
+  }
+  [[gnu::always_inline]] void fast_float_finish(std::uint32_t t, value* regs, const fast_form& f, real* args) {
+    if (f.op == fast_op::setp_f32) {
+      if (auto r = d_.compare(f.cmp, args[0], args[1], rkind::f32)) {
+        regs[f.dst[0]] = value::of_bits(*r);
+      } else {
+        value p;
+        p.t = value::tag::predicate;
+        p.k = rkind::f32;
+        p.cmp = f.cmp;
+        p.r = args[0];
+        p.r2 = args[1];
+        regs[f.dst[0]] = std::move(p);
+      }
+      return;
+    }
+    if constexpr (requires { D::template f32_plain<aop::add>(0.0, 0.0, 0.0); }) {
+      if (f.plain) {
+        double r = 0;
+        switch (f.arith) {
+          case aop::add: r = D::template f32_plain<aop::add>(args[0], args[1], 0.0); break;
+          case aop::sub: r = D::template f32_plain<aop::sub>(args[0], args[1], 0.0); break;
+          case aop::mul: r = D::template f32_plain<aop::mul>(args[0], args[1], 0.0); break;
+          default: r = D::template f32_plain<aop::fma>(args[0], args[1], args[2]); break;  // plain: add/sub/mul/fma
+        }
+        // A NaN's payload is whichever operand's NaN the compiled code propagates, which IEEE
+        // leaves open: take it from arith itself, so that NaNs too are arith's bit for bit.
+        if (!std::isnan(r)) {
+          regs[f.dst[0]] = value::of_real(r, rkind::f32);
+          return;
+        }
+      }
+    }
+    real r = guarded([&] { return d_.arith(f.arith, std::span<const real>(args, f.n), rkind::f32, f.mode); }, t);
+    regs[f.dst[0]] = value::of_real(std::move(r), rkind::f32);
+  }
+
+  // Integer forms: every source register must hold concrete bits.
+  [[gnu::always_inline]] bool fast_integer(value* regs, const fast_form& f) {
+    std::uint64_t v[3] = {f.imms[0], f.imms[1], f.imms[2]};
+    std::uint32_t prov[3] = {0, 0, 0};
+    for (std::uint32_t i = 0; i < f.n; ++i) {
+      if (f.is_imm(i)) continue;
+      const value& c = regs[f.src[i]];
+      if (c.t != value::tag::bits) return false;
+      v[i] = c.bits;
+      prov[i] = c.provenance;
+    }
+    const std::uint64_t a = v[0], b = v[1], c = v[2];
+    const unsigned ts = f.t_shift;
+    const bool s = f.t_signed;
+    auto sx = [&](std::uint64_t y) { return static_cast<std::int64_t>(y << ts) >> ts; };  // sign-extended
+    auto zx = [&](std::uint64_t y) { return (y << ts) >> ts; };                              // zero-extended
+    std::uint64_t r = 0;
+    std::uint32_t provenance = 0;
+    switch (f.op) {
+      case fast_op::int_add: r = a + b; provenance = prov[0] && prov[1] ? 0 : prov[0] + prov[1]; break;
+      case fast_op::int_sub: r = a - b; provenance = prov[1] ? 0 : prov[0]; break;
+      case fast_op::int_mul_lo: r = a * b; break;
+      case fast_op::int_mad_lo: r = a * b + c; provenance = prov[2]; break;
+      case fast_op::int_mul_wide: case fast_op::int_mad_wide:
+        r = s ? static_cast<std::uint64_t>(sx(a) * sx(b)) : zx(a) * zx(b);
+        if (f.op == fast_op::int_mad_wide) {
+          r += c;
+          provenance = prov[2];
+        }
+        break;
+      case fast_op::int_shl: r = (b & 0xffffffff) >= 64 - ts ? 0 : a << (b & 0xffffffff); break;
+      case fast_op::int_shr: {
+        std::uint64_t sh = std::min<std::uint64_t>(b & 0xffffffff, 64 - ts);
+        if (s) r = static_cast<std::uint64_t>(sh >= 64 ? (sx(a) < 0 ? -1 : 0) : sx(a) >> std::min<std::uint64_t>(sh, 63));
+        else r = sh >= 64 ? 0 : zx(a) >> sh;
+        break;
+      }
+      case fast_op::int_and: r = a & b; break;
+      case fast_op::int_or: r = a | b; break;
+      case fast_op::int_xor: r = a ^ b; break;
+      case fast_op::int_min: r = s ? static_cast<std::uint64_t>(std::min(sx(a), sx(b))) : std::min(zx(a), zx(b)); break;
+      case fast_op::int_max: r = s ? static_cast<std::uint64_t>(std::max(sx(a), sx(b))) : std::max(zx(a), zx(b)); break;
+      case fast_op::cvt_int: r = s ? static_cast<std::uint64_t>(sx(a)) : zx(a); provenance = prov[0]; break;
+      case fast_op::setp_int: {
+        std::uint64_t ua = zx(a), ub = zx(b);
+        std::int64_t sa = sx(a), sb = sx(b);
+        bool q = false;
+        switch (f.cmp) {
+          case cmp_op::eq: q = ua == ub; break;
+          case cmp_op::ne: q = ua != ub; break;
+          case cmp_op::lt: q = s ? sa < sb : ua < ub; break;
+          case cmp_op::le: q = s ? sa <= sb : ua <= ub; break;
+          case cmp_op::gt: q = s ? sa > sb : ua > ub; break;
+          case cmp_op::ge: q = s ? sa >= sb : ua >= ub; break;
+          case cmp_op::lo: q = ua < ub; break;
+          case cmp_op::ls: q = ua <= ub; break;
+          case cmp_op::hi: q = ua > ub; break;
+          default: q = ua >= ub; break;  // hs (the form admits eq..hs only)
+        }
+        regs[f.dst[0]] = value::of_bits(q);
+        return true;
+      }
+      default: return false;
+    }
+    value out = value::of_bits(cut(r, f.r_shift, f.r_signed));
+    out.provenance = provenance;
+    regs[f.dst[0]] = out;
+    return true;
+  }
+
+  // The region of a fast load or store: the region this instruction touched last when the address
+  // lies inside it (and was derived from it or from no array), else the generic search, which
+  // also reports an access outside every array.
+  [[gnu::always_inline]] place locate_fast(std::uint32_t t, std::uint32_t pc, ptx::state_space space, address_value a,
+                                           std::uint32_t width) {
+    std::uint64_t addr = a.at;
+    bool shared = space == ptx::state_space::shared;
+    if (space == ptx::state_space::generic) {
+      if (addr >= address::local_window && addr < address::local_window + address::window_size)
+        return locate(t, space, a, width);
+      shared = addr >= address::shared_window && addr < address::shared_window + address::window_size;
+      if (shared) addr -= address::shared_window;
+    }
+    std::uint32_t i = hint_[pc];
+    if (i != ~0u) {
+      const fast_window& w = windows_[i];
+      if (w.shared == shared && addr - w.base + width <= w.bytes && addr >= w.base && (a.provenance == 0 || a.provenance == i + 1))
+        return place{w.r, i, addr - w.base};
+    }
+    place p = locate(t, space, a, width);
+    if (p.index != ~0u) hint_[pc] = p.index;
+    return p;
+  }
+
+  bool fast_load(std::uint32_t t, value* regs, const fast_form& f, std::uint32_t pc) {
+    const value& base = regs[f.base];
+    if (base.t != value::tag::bits) return false;
+    address_value addr{base.bits + f.offset, base.provenance};
+    std::uint32_t w = f.width, all = w * f.n;
+    if (addr.at & (all - 1)) return false;  // misaligned: the generic path reports it
+    place p = locate_fast(t, pc, f.space, addr, all);
+    observe(t, p, all, access_kind::read, pc);
+    for (std::uint32_t i = 0; i < f.n; ++i) {
+      value v = load_cell(t, *p.r, p.offset + std::uint64_t{i} * w, w);
+      if (v.t == value::tag::bits) v.bits = cut(v.bits, f.t_shift, f.t_signed);
+      regs[f.dst[i]] = std::move(v);
+    }
+    return true;
+  }
+
+  bool fast_store(std::uint32_t t, value* regs, const fast_form& f, std::uint32_t pc) {
+    const value& base = regs[f.base];
+    if (base.t != value::tag::bits) return false;
+    for (std::uint32_t i = 0; i < f.n; ++i)
+      if (!f.is_imm(i) && (regs[f.src[i]].t == value::tag::empty || regs[f.src[i]].t == value::tag::predicate))
+        return false;
+    address_value addr{base.bits + f.offset, base.provenance};
+    std::uint32_t w = f.width, all = w * f.n;
+    if (addr.at & (all - 1)) return false;
+    place p = locate_fast(t, pc, f.space, addr, all);
+    if (p.r->space == memory_space::constant) return false;
+    value vs[4];
+    std::uint64_t ident = 0;
+    for (std::uint32_t i = 0; i < f.n; ++i) {
+      vs[i] = f.is_imm(i) ? value::of_bits(f.imms[i]) : regs[f.src[i]];
+      if (vs[i].t == value::tag::bits) vs[i].bits = (vs[i].bits << f.t_shift) >> f.t_shift;
+      ident = ident * 0x100000001b3ull + identity_of(vs[i]);
+    }
+    observe(t, p, all, access_kind::write, pc, ident | 1);
+    for (std::uint32_t i = 0; i < f.n; ++i) p.r->store(p.offset + std::uint64_t{i} * w, w, std::move(vs[i]));
+    return true;
   }
 
   void cp_async(std::uint32_t t, const xinstr& x, std::uint32_t pc) {
@@ -1943,6 +2281,13 @@ class engine {
       for (std::uint32_t j = 0; j < n; ++j) {
         real acc = C[i * n + j];
         for (std::uint32_t q = 0; q < k; ++q) {
+          if constexpr (requires { D::template f32_plain<aop::fma>(0.0, 0.0, 0.0); }) {
+            double r = D::template f32_plain<aop::fma>(A[i * k + q], B[q * n + j], acc);
+            if (!std::isnan(r)) {  // (a NaN comes from arith, as in fast_float_finish)
+              acc = r;
+              continue;
+            }
+          }
           real xs[3] = {A[i * k + q], B[q * n + j], acc};
           acc = guarded([&] { return d_.arith(aop::fma, xs, rkind::f32, float_mode{}); }, t);
         }
@@ -2118,6 +2463,18 @@ class engine {
   boost::unordered_flat_map<std::uint32_t, symbol> symbols_;
   std::vector<std::uint32_t> dynamic_symbols_;
   std::vector<value> params_;
+
+  // A region as locate_fast sees it: bytes is 0 unless no other region of its window starts
+  // inside it (only then is an address within it found without the search).
+  struct fast_window {
+    std::uint64_t base = 0, bytes = 0;
+    region<real>* r = nullptr;
+    bool shared = false;
+  };
+  bool fast_forms_ = false;           // run the program's fast forms
+  std::uint64_t next_check_ = 0;      // the step count at which checks() runs next
+  std::vector<fast_window> windows_;       // per region
+  std::vector<std::uint32_t> hint_;   // per instruction: the region it last accessed, or ~0u
 };
 
 }  // namespace gpueq::exec

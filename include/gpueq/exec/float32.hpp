@@ -56,6 +56,23 @@ class float32_domain {
     return r;
   }
 
+  // f32 add, sub, mul and fma rounded to nearest even, without .ftz/.sat: what arith(O, {a, b, c},
+  // rkind::f32, float_mode{}) returns, without its dispatch (the engine's fast path calls this).
+  // Each operand is rounded to f32 as arith rounds it, then one IEEE single-precision operation:
+  // the same value whenever it is not a NaN (which NaN of two comes out is the compiled code's
+  // choice; the engine asks arith again for a NaN).
+  template <aop O>
+  static double f32_plain(double a, double b, double c) {
+    float fa = static_cast<float>(a), fb = static_cast<float>(b), fc = static_cast<float>(c);
+    if constexpr (O == aop::add) return static_cast<double>(fa + fb);
+    else if constexpr (O == aop::sub) return static_cast<double>(fa - fb);
+    else if constexpr (O == aop::mul) return static_cast<double>(fa * fb);
+    else {
+      static_assert(O == aop::fma);
+      return static_cast<double>(std::fma(fa, fb, fc));
+    }
+  }
+
   std::optional<bool> compare(cmp_op c, real a, real b, rkind) {
     bool unordered = std::isnan(a) || std::isnan(b);
     switch (c) {

@@ -3,8 +3,17 @@
 // engine's inner loop never touches a string. Decoding is done once per kernel and shared by every
 // run (concrete, symbolic, every CTA). An instruction whose modifiers we do not understand is
 // decoded anyway and rejected when executed, with its line: nothing is silently skipped.
+//
+// The instructions that make up nearly all of a GEMM's or an attention kernel's thread-instructions
+// (integer address arithmetic, comparisons, moves, f32 arithmetic, loads and stores through a
+// register address, branches) also get a fast form: the operation with its types folded into
+// shifts and its operands flattened to register indices or immediates. The engine runs a fast form
+// without the generic operand path when the registers hold what the form expects (concrete bits
+// for integer operands) and falls back to the generic path otherwise, so both give the same
+// results, errors and observer events.
 #pragma once
 
+#include <gpueq/exec/domain.hpp>
 #include <gpueq/exec/values.hpp>
 #include <gpueq/ptx/ir.hpp>
 #include <gpueq/support/diagnostics.hpp>
@@ -52,6 +61,54 @@ struct xoperand {
   std::vector<xoperand> elems;  // vector {a, b, ...} and pair d|p
 };
 
+// The fast forms (see the header comment). Integer forms need concrete bits in every source
+// register; their results are cut to the result type and sign-extended when it is signed.
+enum class fast_op : std::uint8_t {
+  none,        // the generic path only
+  bra,         // pc = target
+  mov,         // d = a (bits cut to the type unless .pred)
+  mov_special, // d = special register, cut to the type
+  int_add, int_sub, int_mul_lo, int_mul_wide, int_mad_lo, int_mad_wide, int_shl, int_shr, int_and, int_or,
+  int_xor, int_min, int_max,
+  cvt_int,     // integer -> integer conversion without .sat
+  setp_int,    // d = a cmp b on integers (no combining predicate, one destination)
+  setp_f32,    // d = a cmp b on f32 values (an undecided comparison when the domain cannot decide)
+  selp,        // d = p ? a : b with p concrete
+  f32_arith,   // d = arith(a, b, c) in format f32 (the aop and float mode below)
+  ld,          // ld.{global,shared,generic} through [register + offset], 1, 2 or 4 elements
+  st,          // st.{global,shared,generic} through [register + offset], 1, 2 or 4 elements
+};
+
+// A decoded instruction's fast form, with what the engine's inner loop needs of the instruction
+// (guard, branch target) so that the loop reads these records only. The fields the common forms
+// touch come first.
+struct fast_form {
+  fast_op op = fast_op::none;
+  std::uint8_t n = 0;              // sources (ld/st: vector elements)
+  // Integer forms: 64 minus the width in bits of the operation type (t_) and of the result type
+  // (r_), and their signedness; x cut to a type is (x << shift) >> shift, logically or
+  // arithmetically. ld/st: the data type.
+  std::uint8_t t_shift = 0, r_shift = 0;
+  bool t_signed = false, r_signed = false;
+  cmp_op cmp = cmp_op::eq;         // setp
+  aop arith = aop::add;            // f32_arith
+  std::uint8_t imm = 0;            // bit i: source i is the immediate imms[i], not register src[i]
+  std::uint8_t width = 0;          // ld/st: bytes of one element
+  ptx::state_space space = ptx::state_space::generic;  // ld/st: global, shared or generic
+  bool plain = false;              // f32_arith: round to nearest, no .ftz/.sat/.approx
+  bool guarded = false, guard_negated = false;
+  float_mode mode;                 // f32_arith
+  std::uint32_t guard = 0;         // the guard predicate's register
+  std::uint32_t target = 0;        // bra
+  std::uint32_t base = 0;          // ld/st: the address register
+  std::uint32_t dst[4] = {};       // destination register(s); ld: one per element
+  std::uint32_t src[4] = {};       // source registers; st: one per element
+  std::uint64_t offset = 0;        // ld/st: the address offset
+  std::uint64_t imms[4] = {};      // immediate sources
+
+  bool is_imm(std::uint32_t i) const { return imm >> i & 1u; }
+};
+
 struct xinstr {
   ptx::opcode op = ptx::opcode::ret;
   std::uint64_t flags = 0;
@@ -78,6 +135,7 @@ struct program {
   const ptx::module* module = nullptr;
   const ptx::function* function = nullptr;
   std::vector<xinstr> code;
+  std::vector<fast_form> fast;  // per instruction of code
   std::uint32_t registers = 0;
   std::vector<std::uint32_t> register_names;  // interned name per register index
   std::string_view str(std::uint32_t id) const { return module->str(id); }
@@ -168,6 +226,7 @@ class decoder {
   program run() {
     p_.code.reserve(f_.instructions.size());
     for (const auto& i : f_.instructions) p_.code.push_back(decode(i));
+    for (const auto& x : p_.code) p_.fast.push_back(fast_form_of(x));
     p_.registers = static_cast<std::uint32_t>(p_.register_names.size());
     return std::move(p_);
   }
@@ -291,6 +350,210 @@ class decoder {
         o.base_symbol = false;
       }
     return x;
+  }
+
+  // ---- fast forms ------------------------------------------------------------------------
+  static bool source_of(const xoperand& o, fast_form& f, std::size_t i) {
+    if (o.k == xoperand::kind::reg && !o.negated) {
+      f.src[i] = o.reg;
+      return true;
+    }
+    if (o.k == xoperand::kind::imm) {
+      f.imm = static_cast<std::uint8_t>(f.imm | 1u << i);
+      f.imms[i] = o.imm;
+      return true;
+    }
+    return false;
+  }
+  static bool plain_integer(vtype t) {
+    return bytes(t) >= 1 && bytes(t) <= 8 && t != vtype::pred && !is_float(t) && t != vtype::b128;
+  }
+  static std::uint8_t shift_of(vtype t) { return static_cast<std::uint8_t>(64 - 8 * bytes(t)); }
+  static bool only_flags(const xinstr& x, std::initializer_list<flag> allowed) {
+    std::uint64_t m = 0;
+    for (flag f : allowed) m |= std::uint64_t{1} << static_cast<unsigned>(f);
+    return (x.flags & ~m) == 0;
+  }
+  // Sources ops[1..] (n of them) and the register destination ops[0].
+  static bool sources(const xinstr& x, std::size_t n, fast_form& f) {
+    if (x.ops.size() != n + 1 || x.ops[0].k != xoperand::kind::reg) return false;
+    f.dst[0] = x.ops[0].reg;
+    f.n = static_cast<std::uint8_t>(n);
+    for (std::size_t i = 0; i < n; ++i)
+      if (!source_of(x.ops[i + 1], f, i)) return false;
+    return true;
+  }
+  static bool memory_operand(const xinstr& x, const xoperand& a, fast_form& f) {
+    if (a.k != xoperand::kind::address || a.base_symbol) return false;
+    if (x.has_space && x.space != ptx::state_space::global && x.space != ptx::state_space::shared) return false;
+    std::uint32_t w = bytes(x.type);
+    if (x.type == vtype::none || x.type == vtype::pred || (w != 1 && w != 2 && w != 4 && w != 8)) return false;
+    f.space = x.has_space ? x.space : ptx::state_space::generic;
+    f.width = static_cast<std::uint8_t>(w);
+    f.base = a.reg;
+    f.offset = a.imm;
+    f.t_shift = shift_of(x.type);
+    f.t_signed = is_signed(x.type);
+    return true;
+  }
+
+  static fast_form fast_form_of(const xinstr& x) {
+    fast_form f;
+    if (!x.unknown_mods.empty() || !classify(x, f)) f = fast_form{};
+    f.guarded = x.guarded;
+    f.guard_negated = x.guard_negated;
+    f.guard = x.guard;
+    f.target = x.target;
+    return f;
+  }
+  static bool classify(const xinstr& x, fast_form& f) {
+    using op = ptx::opcode;
+    auto integer = [&](fast_op o, std::size_t n, vtype result) {
+      if (!plain_integer(x.type) || !plain_integer(result) || !sources(x, n, f)) return false;
+      f.op = o;
+      f.t_shift = shift_of(x.type);
+      f.t_signed = is_signed(x.type);
+      f.r_shift = shift_of(result);
+      f.r_signed = is_signed(result);
+      return true;
+    };
+    auto wide_of = [](vtype t) {  // the engine's mul.wide result types for 16- and 32-bit sources
+      switch (t) {
+        case vtype::s16: return vtype::s32;
+        case vtype::u16: return vtype::u32;
+        case vtype::s32: return vtype::s64;
+        case vtype::u32: return vtype::u64;
+        default: return vtype::none;
+      }
+    };
+    switch (x.op) {
+      case op::bra:
+        if (x.has(flag::uni) ? !only_flags(x, {flag::uni}) : x.flags != 0) return false;
+        f.op = fast_op::bra;
+        return true;
+      case op::mov:
+        if (x.flags || x.ops.size() != 2 || x.ops[0].k != xoperand::kind::reg) return false;
+        if (x.type == vtype::none || x.type == vtype::b128) return false;
+        f.dst[0] = x.ops[0].reg;
+        f.t_shift = x.type == vtype::pred ? 0 : shift_of(x.type);
+        if (x.ops[1].k == xoperand::kind::special) {
+          f.op = fast_op::mov_special;
+          f.src[0] = static_cast<std::uint32_t>(x.ops[1].sp);
+          return true;
+        }
+        f.op = fast_op::mov;
+        return source_of(x.ops[1], f, 0);
+      case op::add: case op::sub: case op::and_: case op::or_: case op::xor_: case op::min: case op::max:
+        if (!x.flags && integer(x.op == op::add ? fast_op::int_add : x.op == op::sub ? fast_op::int_sub
+                                : x.op == op::and_ ? fast_op::int_and : x.op == op::or_ ? fast_op::int_or
+                                : x.op == op::xor_ ? fast_op::int_xor : x.op == op::min ? fast_op::int_min
+                                                                      : fast_op::int_max,
+                                2, x.type))
+          return true;
+        f = fast_form{};
+        return f32(x, f);
+      case op::shl: case op::shr:
+        if (x.flags) return false;
+        return integer(x.op == op::shl ? fast_op::int_shl : fast_op::int_shr, 2, x.type);
+      case op::mul: case op::mad: {
+        std::size_t n = x.op == op::mul ? 2 : 3;
+        if (x.flags == (std::uint64_t{1} << static_cast<unsigned>(flag::lo)))
+          return integer(n == 2 ? fast_op::int_mul_lo : fast_op::int_mad_lo, n, x.type);
+        if (x.flags == (std::uint64_t{1} << static_cast<unsigned>(flag::wide)))
+          return wide_of(x.type) != vtype::none && integer(n == 2 ? fast_op::int_mul_wide : fast_op::int_mad_wide, n, wide_of(x.type));
+        f = fast_form{};
+        return f32(x, f);
+      }
+      case op::cvt: {
+        if (x.flags || x.types.size() < 2) return false;
+        vtype to = x.types[x.types.size() - 2], from = x.types.back();
+        if (!plain_integer(to) || !plain_integer(from) || !sources(x, 1, f)) return false;
+        f.op = fast_op::cvt_int;
+        f.t_shift = shift_of(from);
+        f.t_signed = is_signed(from);
+        f.r_shift = shift_of(to);
+        f.r_signed = is_signed(to);
+        return true;
+      }
+      case op::setp:  // (.lo/.hi spell the unsigned comparisons: the decoder made them x.cmp)
+        if (!only_flags(x, {flag::lo, flag::hi}) || !x.has_cmp || !sources(x, 2, f)) return false;
+        f.cmp = x.cmp;
+        if (x.type == vtype::f32) {
+          f.op = fast_op::setp_f32;
+          return true;
+        }
+        if (!plain_integer(x.type) || static_cast<unsigned>(x.cmp) > static_cast<unsigned>(cmp_op::hs)) return false;
+        f.op = fast_op::setp_int;
+        f.t_shift = shift_of(x.type);
+        f.t_signed = is_signed(x.type);
+        return true;
+      case op::selp:
+        if (x.flags || !sources(x, 3, f) || f.is_imm(2)) return false;
+        f.op = fast_op::selp;
+        return true;
+      case op::ld: case op::st: {
+        bool load = x.op == op::ld;
+        if (!only_flags(x, {flag::nc, flag::ca, flag::cg}) || x.ops.size() != 2 || x.vec > 4) return false;
+        const xoperand& data = x.ops[load ? 0 : 1];
+        if (!memory_operand(x, x.ops[load ? 1 : 0], f)) return false;
+        std::vector<const xoperand*> elems;
+        if (data.k == xoperand::kind::vector)
+          for (auto& e : data.elems) elems.push_back(&e);
+        else
+          elems.push_back(&data);
+        if (elems.size() != 1 && elems.size() != 2 && elems.size() != 4) return false;
+        f.n = static_cast<std::uint8_t>(elems.size());
+        for (std::size_t i = 0; i < elems.size(); ++i) {
+          if (load) {
+            if (elems[i]->k != xoperand::kind::reg) return false;
+            f.dst[i] = elems[i]->reg;
+          } else if (!source_of(*elems[i], f, i)) {
+            return false;
+          }
+        }
+        f.op = load ? fast_op::ld : fast_op::st;
+        return true;
+      }
+      default: return f32(x, f);
+    }
+  }
+
+  // f32 arithmetic: the operations the engine's float_op maps to a domain operation.
+  static bool f32(const xinstr& x, fast_form& f) {
+    using op = ptx::opcode;
+    if (x.type != vtype::f32 || x.types.size() != 1) return false;
+    if (!only_flags(x, {flag::ftz, flag::sat, flag::approx, flag::full})) return false;
+    aop o;
+    switch (x.op) {
+      case op::add: o = aop::add; break;
+      case op::sub: o = aop::sub; break;
+      case op::mul: o = aop::mul; break;
+      case op::fma: case op::mad: o = aop::fma; break;
+      case op::div: o = aop::div; break;
+      case op::neg: o = aop::neg; break;
+      case op::abs: o = aop::abs; break;
+      case op::min: o = aop::min; break;
+      case op::max: o = aop::max; break;
+      case op::rcp: o = aop::rcp; break;
+      case op::sqrt: o = aop::sqrt; break;
+      case op::rsqrt: o = aop::rsqrt; break;
+      case op::ex2: o = aop::exp2; break;
+      case op::lg2: o = aop::log2; break;
+      case op::tanh: o = aop::tanh; break;
+      case op::sin: o = aop::sin; break;
+      case op::cos: o = aop::cos; break;
+      default: return false;
+    }
+    if (x.ops.size() < 2 || x.ops.size() > 4 || !sources(x, x.ops.size() - 1, f)) return false;
+    f.op = fast_op::f32_arith;
+    f.arith = o;
+    f.mode.round = x.round == rounding::none ? rounding::rn : x.round;
+    f.mode.ftz = x.has(flag::ftz);
+    f.mode.sat = x.has(flag::sat);
+    f.mode.approx = x.has(flag::approx);
+    f.plain = f.mode.round == rounding::rn && !f.mode.ftz && !f.mode.sat && !f.mode.approx &&
+              (o == aop::add || o == aop::sub || o == aop::mul || o == aop::fma);
+    return true;
   }
 
   const ptx::module& m_;
