@@ -49,6 +49,10 @@ struct event_log {
   void on_exit(std::uint32_t t) { add("exit", t); }
 };
 
+inline std::string show_symbolic(exec::symbolic_domain::real r) {
+  return std::to_string(r.t) + (r.open() ? "/" + std::to_string(r.n) : std::string());
+}
+
 template <class R>
 std::string show_cell(const exec::cell<R>& c) {
   std::string s = "tag" + std::to_string(static_cast<int>(c.t)) + " k" + std::to_string(static_cast<int>(c.k)) + " cmp" +
@@ -56,8 +60,8 @@ std::string show_cell(const exec::cell<R>& c) {
                   std::to_string(c.bits);
   if constexpr (std::is_same_v<R, double>)
     s += " r" + std::to_string(std::bit_cast<std::uint64_t>(c.r)) + " r2" + std::to_string(std::bit_cast<std::uint64_t>(c.r2));
-  else
-    s += " r" + std::to_string(c.r) + " r2" + std::to_string(c.r2);
+  else  // symbolic: the working value as the run left it: a term, or an open sum's buffer/length
+    s += " r" + show_symbolic(c.r) + " r2" + show_symbolic(c.r2);
   return s;
 }
 

@@ -237,7 +237,7 @@ struct fixture<exec::symbolic_domain> {
 template <class D>
 struct outcome {
   std::optional<exec::run_error> error;
-  std::map<std::string, std::vector<std::optional<typename D::real>>> out;
+  std::map<std::string, std::vector<std::optional<typename D::result>>> out;
   exec::run_stats stats;
 };
 

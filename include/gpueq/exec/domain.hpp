@@ -75,6 +75,14 @@ concept value_domain = requires(D d, const D cd, typename D::real a, typename D:
   { cd.same(a, b) } -> std::same_as<bool>;
   { cd.identity(a) } -> std::same_as<std::uint64_t>;  // nonzero; equal values of one run, equal ids
   { cd.show(a) } -> std::same_as<std::string>;
+  // A value that leaves a run (an output element, a register read by a test) in its final form:
+  // a domain may keep values in a working form while the run lasts (the symbolic domain's open
+  // sums), which only the engine and the domain itself see.
+  typename D::result;
+  { d.finish(a) } -> std::same_as<typename D::result>;
+  // Every value of a run is dead (its engine is gone and its results were finished): the domain
+  // may drop what it kept for them. A domain serves many runs, one after another.
+  { d.end_run() };
 };
 
 }  // namespace gpueq::exec

@@ -141,11 +141,11 @@ class engine {
     if (const value* c = r.exact(off, r.element_bytes)) return *c;
     return assemble(r, off, r.element_bytes, 0, 0);
   }
-  // A cell as a domain value of the tensor's kind (bits become constants).
-  real as_real(const value& c, rkind k) { return to_real(c, k, 0); }
-  // An output element's cell as a domain value: integer tensors read their bits with the
+  // A cell as a finished domain value of kind k (bits become constants).
+  typename D::result as_real(const value& c, rkind k) { return d_.finish(to_real(c, k, 0)); }
+  // An output element's cell as a finished domain value: integer tensors read their bits with the
   // tensor's width and signedness (an s32 -62 is stored as 0xffffffc2).
-  real output_value(std::uint32_t tensor, const value& c) {
+  typename D::result output_value(std::uint32_t tensor, const value& c) {
     const tensor_binding& t = l_.tensors[tensor];
     if (t.kind == rkind::integer && c.t == value::tag::bits) {
       std::uint64_t b = c.bits;
@@ -154,9 +154,9 @@ class engine {
         b &= (std::uint64_t{1} << w) - 1;
         if (t.is_signed && (b >> (w - 1)) & 1) b |= ~((std::uint64_t{1} << w) - 1);
       }
-      return d_.from_int(static_cast<std::int64_t>(b));
+      return d_.finish(d_.from_int(static_cast<std::int64_t>(b)));
     }
-    return to_real(c, t.kind, 0);
+    return d_.finish(to_real(c, t.kind, 0));
   }
 
   // "kernel.ptx:42 (kernel.cu:7)" for an instruction index.

@@ -17,6 +17,7 @@ namespace gpueq::exec {
 class exact_domain {
  public:
   using real = support::rational;
+  using result = support::rational;
   static constexpr bool symbolic = false;
 
   using input_source = std::function<support::rational(const input_ref&)>;
@@ -35,6 +36,8 @@ class exact_domain {
   }
   std::optional<std::int64_t> integer(const real& a) { return support::to_int64(a); }
   real input(const input_ref& in) { return inputs_(in); }
+  result finish(const real& a) { return a; }
+  void end_run() {}
 
   real arith(aop o, std::span<const real> x, rkind, float_mode) {
     switch (o) {

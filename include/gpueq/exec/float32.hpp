@@ -21,6 +21,7 @@ namespace gpueq::exec {
 class float32_domain {
  public:
   using real = double;
+  using result = double;
   static constexpr bool symbolic = false;
 
   // Inputs: the value of each input element (already a value of its format).
@@ -35,6 +36,8 @@ class float32_domain {
     return static_cast<std::int64_t>(a);
   }
   real input(const input_ref& in) { return inputs_(in); }
+  result finish(real a) { return a; }
+  void end_run() {}
 
   real arith(aop o, std::span<const real> x, rkind k, float_mode m) {
     if (k == rkind::integer) return integer_arith(o, x);

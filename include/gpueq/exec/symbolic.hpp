@@ -14,27 +14,47 @@
 
 #include <boost/container/small_vector.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 namespace gpueq::exec {
 
 class symbolic_domain {
  public:
-  using real = term::term_id;
+  // A value during a run: a term of the store, or an *open sum*, the sum of the first n entries of
+  // one of the domain's accumulation buffers. An accumulation acc = a·b + acc (a dot product, a
+  // softmax denominator, an mma's k loop) appends one entry to acc's buffer instead of building a
+  // term: no hash-consing, no sorting, no partial sums in the store, whose cost per step grew with
+  // the chunk it re-hashed. The sum becomes a term once (flat, its operands sorted) when something
+  // other than accumulation reads it: an exp, a product, a comparison, a store whose identity the
+  // race context records, an output. Values stay values: (buffer, n) always means the first n
+  // entries, which later appends never change; appending to a value that is not the buffer's
+  // whole length (a second continuation of the same partial sum) continues from its closed term.
+  struct real {
+    term::term_id t = 0;  // n == 0: a term of the store; n > 0: an accumulation buffer
+    std::uint32_t n = 0;
+    bool open() const { return n != 0; }
+  };
+  using result = term::term_id;
   static constexpr bool symbolic = true;
 
   explicit symbolic_domain(term::store& s) : s_(s) {}
+  symbolic_domain(const symbolic_domain&) = delete;
+  symbolic_domain& operator=(const symbolic_domain&) = delete;
   term::store& store() { return s_; }
+  static real of(term::term_id t) { return {t, 0}; }
 
   real from_float(std::uint64_t bits, rkind k) {
     double v = floats::decode(bits, k);
     if (std::isnan(v)) throw domain_error("a NaN constant has no real value");
-    if (std::isinf(v)) return s_.infinity(v < 0);
-    return s_.constant(support::rational(v));
+    if (std::isinf(v)) return of(s_.infinity(v < 0));
+    return of(s_.constant(support::rational(v)));
   }
-  real from_int(std::int64_t v) { return s_.constant(static_cast<long long>(v)); }
-  std::optional<std::uint64_t> float_bits(real a, rkind k) {
+  real from_int(std::int64_t v) { return of(s_.constant(static_cast<long long>(v))); }
+  std::optional<std::uint64_t> float_bits(real x, rkind k) {
+    term::term_id a = close(x);
     if (s_.kind_of(a) == term::kind::neg_inf) return floats::encode(-INFINITY, k);
     if (s_.kind_of(a) == term::kind::pos_inf) return floats::encode(INFINITY, k);
     if (!s_.is_constant(a)) return std::nullopt;
@@ -42,49 +62,56 @@ class symbolic_domain {
     if (support::rational(d) != s_.value_of(a) || floats::round_to(d, k) != d) return std::nullopt;
     return floats::encode(d, k);
   }
-  std::optional<std::int64_t> integer(real a) {
+  std::optional<std::int64_t> integer(real x) {
+    term::term_id a = close(x);
     if (!s_.is_constant(a)) return std::nullopt;
     return support::to_int64(s_.value_of(a));
   }
   real input(const input_ref& in) {
-    if (in.shape.empty()) return s_.input(in.name);
+    if (in.shape.empty()) return of(s_.input(in.name));
     boost::container::small_vector<std::uint32_t, 4> idx(in.shape.size());
     std::uint64_t e = in.element;
     for (std::size_t d = in.shape.size(); d-- > 0;) {
       idx[d] = static_cast<std::uint32_t>(e % in.shape[d]);
       e /= in.shape[d];
     }
-    return s_.input(in.name, std::span<const std::uint32_t>(idx.data(), idx.size()));
+    return of(s_.input(in.name, std::span<const std::uint32_t>(idx.data(), idx.size())));
   }
 
   real arith(aop o, std::span<const real> x, rkind, float_mode) {
     switch (o) {
-      case aop::add: return s_.add(x[0], x[1]);
-      case aop::sub: return s_.sub(x[0], x[1]);
-      case aop::mul: return s_.mul(x[0], x[1]);
-      case aop::fma: return s_.fma(x[0], x[1], x[2]);
-      case aop::neg: return s_.neg(x[0]);
-      case aop::abs: return s_.apply(term::function::abs, x[0]);
-      case aop::min: return s_.min(x[0], x[1]);
-      case aop::max: return s_.max(x[0], x[1]);
-      case aop::div: return s_.div(x[0], x[1]);
-      case aop::rcp: return s_.inv(x[0]);
-      case aop::sqrt: return s_.sqrt(x[0]);
-      case aop::rsqrt: return s_.rsqrt(x[0]);
-      case aop::exp: return s_.exp(x[0]);
-      // 2^x = e^(x ln 2): ln 2 stays an atom (log of a constant), so exp2 meets exp.
-      case aop::exp2: return s_.exp(s_.mul(x[0], ln2()));
-      case aop::log: return s_.log(x[0]);
-      case aop::log2: return s_.div(s_.log(x[0]), ln2());
-      case aop::tanh: return s_.apply(term::function::tanh, x[0]);
-      case aop::sin: return s_.apply(term::function::sin, x[0]);
-      case aop::cos: return s_.apply(term::function::cos, x[0]);
+      case aop::add: return sum(x[0], x[1], false);
+      case aop::sub: return sum(x[0], x[1], true);
+      case aop::fma: return fma(x[0], x[1], x[2]);
+      default: break;
     }
-    return x[0];
+    term::term_id a = close(x[0]), b = x.size() > 1 ? close(x[1]) : term::no_term;
+    switch (o) {
+      case aop::mul: return of(s_.mul(a, b));
+      case aop::neg: return of(s_.neg(a));
+      case aop::abs: return of(s_.apply(term::function::abs, a));
+      case aop::min: return of(s_.min(a, b));
+      case aop::max: return of(s_.max(a, b));
+      case aop::div: return of(s_.div(a, b));
+      case aop::rcp: return of(s_.inv(a));
+      case aop::sqrt: return of(s_.sqrt(a));
+      case aop::rsqrt: return of(s_.rsqrt(a));
+      case aop::exp: return of(s_.exp(a));
+      // 2^x = e^(x ln 2): ln 2 stays an atom (log of a constant), so exp2 meets exp.
+      case aop::exp2: return of(s_.exp(s_.mul(a, ln2())));
+      case aop::log: return of(s_.log(a));
+      case aop::log2: return of(s_.div(s_.log(a), ln2()));
+      case aop::tanh: return of(s_.apply(term::function::tanh, a));
+      case aop::sin: return of(s_.apply(term::function::sin, a));
+      case aop::cos: return of(s_.apply(term::function::cos, a));
+      default: break;
+    }
+    return of(a);
   }
 
-  std::optional<bool> compare(cmp_op c, real a, real b, rkind) {
-    auto value = [&](real t) -> std::optional<double> {
+  std::optional<bool> compare(cmp_op c, real x, real y, rkind) {
+    term::term_id a = close(x), b = close(y);
+    auto value = [&](term::term_id t) -> std::optional<double> {
       if (s_.kind_of(t) == term::kind::neg_inf) return -INFINITY;
       if (s_.kind_of(t) == term::kind::pos_inf) return INFINITY;
       return std::nullopt;
@@ -109,8 +136,9 @@ class symbolic_domain {
   }
 
   // Float formats are reals; only a conversion to an integer needs a concrete value.
-  real convert(real a, rkind, rkind to, float_mode m) {
-    if (to != rkind::integer) return a;
+  real convert(real x, rkind, rkind to, float_mode m) {
+    if (to != rkind::integer) return x;
+    term::term_id a = close(x);
     if (!s_.is_constant(a)) throw domain_error("conversion of a symbolic value to an integer");
     double d = s_.value_of(a).convert_to<double>();
     switch (m.round) {
@@ -119,20 +147,131 @@ class symbolic_domain {
       case rounding::rpi: case rounding::rp: d = std::ceil(d); break;
       default: d = std::nearbyint(d); break;
     }
-    return s_.constant(static_cast<long long>(d));
+    return of(s_.constant(static_cast<long long>(d)));
   }
 
-  bool same(real a, real b) const { return a == b; }
-  std::uint64_t identity(real a) const { return std::uint64_t{a} + 1; }
-  std::string show(real a) const { return term::to_string(s_, a); }
+  bool same(real a, real b) const { return close(a) == close(b); }
+  std::uint64_t identity(real a) const { return std::uint64_t{close(a)} + 1; }
+  std::string show(real a) const { return term::to_string(s_, close(a)); }
+  result finish(real a) { return close(a); }
+  // The buffers go back to a pool: a domain runs many CTAs, each with its own accumulators.
+  void end_run() {
+    for (auto& b : buffers_) {
+      b.entries.clear();
+      b.closed.clear();
+      spare_.push_back(std::move(b));
+    }
+    buffers_.clear();
+  }
 
  private:
-  real ln2() {
+  // An entry of an open sum: a·b (an fma's product), a alone, or −a.
+  static constexpr term::term_id alone = term::no_term, negated = term::no_term - 1;
+  struct entry {
+    term::term_id a, b;
+  };
+  struct buffer {
+    std::vector<entry> entries;
+    std::vector<std::pair<std::uint32_t, term::term_id>> closed;  // (n, term) of earlier closes, by n
+  };
+
+  // A value that an open sum never holds as an entry: a constant or an infinity is folded by the
+  // store at once (so an infinity meets its ∞ − ∞ or 0·∞ at the instruction that made it, and
+  // closing a sum never fails).
+  bool folds(term::term_id t) const { return s_.is_constant(t) || s_.is_infinite(t); }
+
+  real sum(real x, real y, bool negate) {
+    if (x.open()) return add_to(x, y, negate);
+    if (y.open() && !negate) return add_to(y, x, false);
+    term::term_id a = x.t, b = close(y);
+    if (folds(a) || folds(b)) return of(negate ? s_.sub(a, b) : s_.add(a, b));
+    return start({a, alone}, {b, negate ? negated : alone});
+  }
+
+  real fma(real x, real y, real z) {
+    term::term_id a = close(x), b = close(y);
+    if (s_.is_infinite(a) || s_.is_infinite(b) || (s_.is_constant(a) && s_.is_constant(b)))
+      return of(s_.fma(a, b, close(z)));
+    if (z.open()) return append(z, {a, b});
+    if (folds(z.t)) return of(s_.fma(a, b, z.t));
+    return start({z.t, alone}, {a, b});
+  }
+
+  // acc + y (or acc − y) for an open acc.
+  real add_to(real acc, real y, bool negate) {
+    if (!y.open() || negate || y.t == acc.t) {
+      term::term_id b = close(y);
+      if (s_.is_infinite(b)) return of(negate ? s_.sub(close(acc), b) : s_.add(close(acc), b));
+      if (b == s_.zero()) return acc;
+      return append(acc, {b, negate ? negated : alone});
+    }
+    // Two open sums: y's entries continue acc (a split-K tree of partial sums becomes one sum).
+    for (std::uint32_t i = 0; i < y.n; ++i) acc = append(acc, buffers_[y.t].entries[i]);
+    return acc;
+  }
+
+  real start(entry first, entry second) {
+    std::uint32_t id = new_buffer();
+    buffers_[id].entries.push_back(first);
+    buffers_[id].entries.push_back(second);
+    return {id, 2};
+  }
+
+  real append(real acc, entry e) {
+    if (buffers_[acc.t].entries.size() != acc.n)  // another continuation appended already
+      return start({close(acc), alone}, e);
+    buffers_[acc.t].entries.push_back(e);
+    return {acc.t, acc.n + 1};
+  }
+
+  std::uint32_t new_buffer() {
+    if (buffers_.size() >= term::no_term - 2) throw domain_error("too many open sums in one run");
+    if (spare_.empty()) {
+      buffers_.emplace_back();
+    } else {
+      buffers_.push_back(std::move(spare_.back()));
+      spare_.pop_back();
+    }
+    return static_cast<std::uint32_t>(buffers_.size() - 1);
+  }
+
+  term::term_id term_of(entry e) const {
+    if (e.b == alone) return e.a;
+    if (e.b == negated) return s_.neg(e.a);
+    return s_.mul(e.a, e.b);
+  }
+
+  // The term of an open sum: one flat sum of its entries, memoized per (buffer, n). A sum closed
+  // again after a few more entries (a shared-memory accumulator whose every store the race
+  // context identifies) continues from the longest earlier close when that is the larger part,
+  // so repeated closes cost the entries added since, not the whole sum each time.
+  term::term_id close(real v) const {
+    if (!v.open()) return v.t;
+    buffer& b = buffers_[v.t];
+    auto it = std::lower_bound(b.closed.begin(), b.closed.end(), v.n,
+                               [](const std::pair<std::uint32_t, term::term_id>& c, std::uint32_t n) { return c.first < n; });
+    if (it != b.closed.end() && it->first == v.n) return it->second;
+    std::uint32_t from = 0;
+    items_.clear();
+    if (it != b.closed.begin() && v.n - (it - 1)->first < (it - 1)->first) {
+      items_.push_back((it - 1)->second);
+      from = (it - 1)->first;
+    }
+    for (std::uint32_t i = from; i < v.n; ++i) items_.push_back(term_of(b.entries[i]));
+    term::term_id r = s_.add(items_);
+    b.closed.insert(it, {v.n, r});
+    return r;
+  }
+
+  term::term_id ln2() {
     if (ln2_ == term::no_term) ln2_ = s_.log(s_.constant(2));
     return ln2_;
   }
   term::store& s_;
-  real ln2_ = term::no_term;
+  term::term_id ln2_ = term::no_term;
+  mutable std::vector<buffer> buffers_;
+  std::vector<buffer> spare_;
+  mutable std::vector<term::term_id> items_;
 };
 
 static_assert(value_domain<symbolic_domain>);
