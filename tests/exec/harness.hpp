@@ -166,6 +166,11 @@ class exact_evaluator {
         for (auto f : s_.product_entries(t)) r *= gpueq::support::pow_int((*this)(f.base), f.exponent);
         return r;
       }
+      case term::kind::dot: {
+        rat r = 0;
+        for (auto e : s_.dot_entries(t)) r += s_.constant_value(e.coefficient) * (*this)(e.x) * (*this)(e.y);
+        return r;
+      }
       case term::kind::max:
       case term::kind::min: {
         auto args = s_.args(t);

@@ -70,23 +70,9 @@ inline std::vector<term_id> inputs_of(const term::store& s, std::span<const term
   while (!stack.empty()) {
     term_id t = stack.back();
     stack.pop_back();
-    auto push = [&](term_id c) {
-      if (seen.insert(c).second) stack.push_back(c);
-    };
-    switch (s.kind_of(t)) {
-      case term::kind::input: found.push_back(t); break;
-      case term::kind::add:
-        for (auto e : s.sum_entries(t)) push(e.term);
-        break;
-      case term::kind::mul:
-        for (auto f : s.product_entries(t)) push(f.base);
-        break;
-      case term::kind::constant:
-      case term::kind::neg_inf:
-      case term::kind::pos_inf: break;
-      default:
-        for (auto a : s.args(t)) push(a);
-    }
+    if (s.kind_of(t) == term::kind::input) found.push_back(t);
+    for (std::size_t i = 0, n = s.child_count(t); i < n; ++i)
+      if (term_id c = s.child(t, i); seen.insert(c).second) stack.push_back(c);
   }
   std::sort(found.begin(), found.end(), [&](term_id a, term_id b) { return s.before(a, b); });
   return found;

@@ -35,9 +35,9 @@ class evaluator {
     std::vector<std::pair<term::term_id, std::uint32_t>> stack{{root, 0}};
     while (!stack.empty()) {
       auto& [t, next] = stack.back();
-      std::uint32_t n = child_count(t);
+      std::uint32_t n = static_cast<std::uint32_t>(s_.child_count(t));
       if (next < n) {
-        term::term_id c = child(t, next++);
+        term::term_id c = s_.child(t, next++);
         if (!memo_.contains(c)) stack.push_back({c, 0});
         continue;
       }
@@ -53,25 +53,6 @@ class evaluator {
     using std::isfinite;
     if (!isfinite(v)) return std::nullopt;
     return v;
-  }
-  std::uint32_t child_count(term::term_id t) const {
-    using term::kind;
-    switch (s_.kind_of(t)) {
-      case kind::add:
-      case kind::mul: return static_cast<std::uint32_t>(s_.slots(t).size() / 2);
-      case kind::constant:
-      case kind::input:
-      case kind::neg_inf:
-      case kind::pos_inf: return 0;
-      default: return static_cast<std::uint32_t>(s_.slots(t).size());
-    }
-  }
-  term::term_id child(term::term_id t, std::uint32_t i) const {
-    switch (s_.kind_of(t)) {
-      case term::kind::add: return s_.sum_entries(t)[i].term;
-      case term::kind::mul: return s_.product_entries(t)[i].base;
-      default: return s_.args(t)[i];
-    }
   }
   static T from_rational(const support::rational& r) {
     if constexpr (std::is_same_v<T, double>) {
@@ -99,6 +80,11 @@ class evaluator {
       case kind::add: {
         T v = constant(n.payload);
         for (auto e : s_.sum_entries(t)) v += constant(e.coefficient) * memo_.at(e.term);
+        return v;
+      }
+      case kind::dot: {
+        T v = 0;
+        for (auto e : s_.dot_entries(t)) v += constant(e.coefficient) * memo_.at(e.x) * memo_.at(e.y);
         return v;
       }
       case kind::mul: {

@@ -172,6 +172,22 @@ class fingerprinter {
         }
         return {vp, vq, 0};
       }
+      case kind::dot: {  // Σ c·x·y in both fields
+        P vp = 0, vq = 0;
+        for (auto e : s_.dot_entries(t)) {
+          const fingerprint &x = get(e.x), &y = get(e.y);
+          if (x.infinity || y.infinity) throw degenerate_fingerprint("an infinity inside a sum");
+          P xyp = mulmod(x.p, y.p, fp_P), xyq = mulmod(x.q, y.q, fp_Q);
+          if (e.coefficient != term::store::one_index) {
+            fingerprint c = constant(e.coefficient);
+            xyp = mulmod(c.p, xyp, fp_P);
+            xyq = mulmod(c.q, xyq, fp_Q);
+          }
+          vp = addmod(vp, xyp, fp_P);
+          vq = addmod(vq, xyq, fp_Q);
+        }
+        return {vp, vq, 0};
+      }
       case kind::mul: {
         fingerprint c = constant(n.payload);
         P vp = c.p, vq = c.q;

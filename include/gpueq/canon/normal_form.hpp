@@ -791,6 +791,9 @@ inline fraction normal_forms::compute(term_id t) {
     case kind::pos_inf: throw unsupported("an infinity inside an expression has no normal form");
     case kind::input: return atom_fraction(t);
     case kind::add: return compute_sum(t);
+    // A dot is the sum of its products (the store keeps them without a term each; here they are
+    // made, once, when two sides differ enough to need normal forms).
+    case kind::dot: return form(s_.dot_as_sum(t));
     case kind::mul: {
       // Cancel a factor's numerator against another factor's denominator first (a/d · d·u =
       // a·u), whatever order the factors come in, so that no denominator is multiplied out only

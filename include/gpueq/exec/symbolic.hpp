@@ -67,15 +67,35 @@ class symbolic_domain {
     if (!s_.is_constant(a)) return std::nullopt;
     return support::to_int64(s_.value_of(a));
   }
+  // Input terms are cached by (tensor, element): every CTA of a grid loads its tile of the inputs
+  // afresh, and making the term again (hashing the name and indices, probing the store) was a
+  // tenth of a GEMM's symbolic run.
   real input(const input_ref& in) {
-    if (in.shape.empty()) return of(s_.input(in.name));
-    boost::container::small_vector<std::uint32_t, 4> idx(in.shape.size());
-    std::uint64_t e = in.element;
-    for (std::size_t d = in.shape.size(); d-- > 0;) {
-      idx[d] = static_cast<std::uint32_t>(e % in.shape[d]);
-      e /= in.shape[d];
+    if (in.tensor >= inputs_.size()) inputs_.resize(in.tensor + 1);
+    input_cache& c = inputs_[in.tensor];
+    if (c.name != in.name || !std::equal(c.shape.begin(), c.shape.end(), in.shape.begin(), in.shape.end())) {
+      c.name = in.name;  // first use of this tensor index, or a launch that binds it otherwise
+      c.shape.assign(in.shape.begin(), in.shape.end());
+      c.ids.clear();
     }
-    return of(s_.input(in.name, std::span<const std::uint32_t>(idx.data(), idx.size())));
+    if (in.element < c.ids.size() && c.ids[in.element] != term::no_term) return of(c.ids[in.element]);
+    term::term_id t;
+    if (in.shape.empty()) {
+      t = s_.input(in.name);
+    } else {
+      boost::container::small_vector<std::uint32_t, 4> idx(in.shape.size());
+      std::uint64_t e = in.element;
+      for (std::size_t d = in.shape.size(); d-- > 0;) {
+        idx[d] = static_cast<std::uint32_t>(e % in.shape[d]);
+        e /= in.shape[d];
+      }
+      t = s_.input(in.name, std::span<const std::uint32_t>(idx.data(), idx.size()));
+    }
+    if (in.element < (std::uint64_t{1} << 28)) {  // (a dense cache up to 2^28 elements per tensor)
+      if (in.element >= c.ids.size()) c.ids.resize(std::max<std::size_t>(in.element + 1, 2 * c.ids.size()), term::no_term);
+      c.ids[in.element] = t;
+    }
+    return of(t);
   }
 
   real arith(aop o, std::span<const real> x, rkind, float_mode) {
@@ -235,16 +255,17 @@ class symbolic_domain {
     return static_cast<std::uint32_t>(buffers_.size() - 1);
   }
 
-  term::term_id term_of(entry e) const {
-    if (e.b == alone) return e.a;
-    if (e.b == negated) return s_.neg(e.a);
-    return s_.mul(e.a, e.b);
+  term::summand summand_of(entry e) const {
+    if (e.b == alone) return {e.a};
+    if (e.b == negated) return {s_.neg(e.a)};
+    return {e.a, e.b};
   }
 
-  // The term of an open sum: one flat sum of its entries, memoized per (buffer, n). A sum closed
-  // again after a few more entries (a shared-memory accumulator whose every store the race
-  // context identifies) continues from the longest earlier close when that is the larger part,
-  // so repeated closes cost the entries added since, not the whole sum each time.
+  // The term of an open sum: one flat sum of its entries (store::sum_of: the products of a long
+  // one go into a dot, without a term each), memoized per (buffer, n). A sum closed again after a
+  // few more entries (a shared-memory accumulator whose every store the race context identifies)
+  // continues from the longest earlier close when that is the larger part, so repeated closes
+  // cost the entries added since, not the whole sum each time.
   term::term_id close(real v) const {
     if (!v.open()) return v.t;
     buffer& b = buffers_[v.t];
@@ -254,11 +275,11 @@ class symbolic_domain {
     std::uint32_t from = 0;
     items_.clear();
     if (it != b.closed.begin() && v.n - (it - 1)->first < (it - 1)->first) {
-      items_.push_back((it - 1)->second);
+      items_.push_back({(it - 1)->second});
       from = (it - 1)->first;
     }
-    for (std::uint32_t i = from; i < v.n; ++i) items_.push_back(term_of(b.entries[i]));
-    term::term_id r = s_.add(items_);
+    for (std::uint32_t i = from; i < v.n; ++i) items_.push_back(summand_of(b.entries[i]));
+    term::term_id r = s_.sum_of(items_);
     b.closed.insert(it, {v.n, r});
     return r;
   }
@@ -267,11 +288,17 @@ class symbolic_domain {
     if (ln2_ == term::no_term) ln2_ = s_.log(s_.constant(2));
     return ln2_;
   }
+  struct input_cache {
+    std::string name;
+    std::vector<std::uint64_t> shape;
+    std::vector<term::term_id> ids;  // by flat element index; no_term: not made yet
+  };
   term::store& s_;
   term::term_id ln2_ = term::no_term;
+  std::vector<input_cache> inputs_;  // by the launch's tensor index
   mutable std::vector<buffer> buffers_;
   std::vector<buffer> spare_;
-  mutable std::vector<term::term_id> items_;
+  mutable std::vector<term::summand> items_;
 };
 
 static_assert(value_domain<symbolic_domain>);

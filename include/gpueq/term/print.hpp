@@ -8,6 +8,8 @@
 
 #include <boost/unordered/unordered_flat_map.hpp>
 
+#include <algorithm>
+
 #include <cstddef>
 #include <limits>
 #include <string>
@@ -39,7 +41,8 @@ inline prec precedence_of(const store& s, term_id t) {
                                                                                             : prec::product;
     }
     case kind::neg_inf: return prec::unary;
-    case kind::add: return prec::sum;
+    case kind::add:
+    case kind::dot: return prec::sum;
     case kind::mul: {
       auto f = s.product_entries(t);
       const rational& c = s.product_coefficient(t);
@@ -208,6 +211,29 @@ class printer {
         break;
       }
       case kind::mul: product_pieces(s_.product_coefficient(t), s_.product_entries(t)); break;
+      case kind::dot: {
+        // Entries are kept in id order; print them in the order an add of the same products has
+        // (by the products' hashes), so the text is the materialized sum's, whatever order the
+        // store made its inputs in.
+        auto es = s_.dot_entries(t);
+        std::vector<std::pair<std::uint64_t, dot_entry>> sorted;
+        for (const dot_entry& e : es) sorted.push_back({s_.product_hash(e.x, e.y), e});
+        std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        bool first = true;
+        for (const auto& [h, e] : sorted) {
+          rational c = s_.constant_value(e.coefficient);
+          bool negative = c < 0;
+          if (!first) piece(negative ? " - " : " + ");
+          else if (negative) piece("-");
+          if (negative) c = -c;
+          product_entry f[2] = {{e.x, 1}, {e.y, 1}};  // as the product x·y would print
+          if (e.x == e.y) f[0].exponent = 2;
+          else if (s_.before(e.y, e.x)) std::swap(f[0], f[1]);
+          product_pieces(c, std::span<const product_entry>(f, e.x == e.y ? 1 : 2));
+          first = false;
+        }
+        break;
+      }
       case kind::exp:
       case kind::log:
       case kind::sqrt:
@@ -260,23 +286,7 @@ struct shared_text {
 inline shared_text to_shared_text(const store& s, std::span<const term_id> roots) {
   // The children the printer visits: entries of sums and products, arguments of applications.
   auto children = [&](term_id t, auto&& visit) {
-    switch (s.kind_of(t)) {
-      case kind::add:
-        for (auto e : s.sum_entries(t)) visit(e.term);
-        break;
-      case kind::mul:
-        for (auto f : s.product_entries(t)) visit(f.base);
-        break;
-      case kind::exp:
-      case kind::log:
-      case kind::sqrt:
-      case kind::max:
-      case kind::min:
-      case kind::apply:
-        for (term_id a : s.args(t)) visit(a);
-        break;
-      default: break;
-    }
+    for (std::size_t i = 0, n = s.child_count(t); i < n; ++i) visit(s.child(t, i));
   };
   // Reference counts and a post-order (children first), iteratively.
   boost::unordered_flat_map<term_id, std::uint32_t> refs;

@@ -9,6 +9,8 @@
 //                          eᵃ·eᵇ = eᵃ⁺ᵇ; a product never holds an add-free constant factor)
 //   max/min              (nested max flattened, sorted, deduplicated, −∞/+∞ identities)
 //   exp, log, sqrt, opaque functions (tanh, erf, …) with their constant folds.
+//   dot  = Σ cᵢ·xᵢ·yᵢ    (a long sum of products of two factors, without a term per product:
+//                          what a GEMM's accumulations close into; see sum_of)
 // The full decision of f = g is the canonicalizer's job (gpueq/canon); the term level only
 // does what is O(operands) per construction. To keep an accumulation chain acc += aₖ·bₖ linear,
 // a sum (or product) with more than `flatten_limit` operands is not flattened into its parent:
@@ -77,6 +79,7 @@ enum class kind : std::uint8_t {
   max,       // slots: ≥ 2 sorted, distinct arguments, none of them a max
   min,
   apply,     // payload: opaque function; slots: arguments
+  dot,       // slots: (coefficient index, x, y) triples, more than flatten_limit of them (see sum_of)
 };
 
 // Real functions whose identities we do not model: applications are atoms of the normal form.
@@ -104,6 +107,17 @@ struct sum_entry {
 struct product_entry {
   term_id base;
   std::int32_t exponent;
+};
+// A (coefficient, x, y) entry of a dot: c·x·y, with x, y dot factors (see store::dot_factor) and
+// x ≤ y by id.
+struct dot_entry {
+  std::uint32_t coefficient;  // constant index
+  term_id x, y;
+};
+// A summand of store::sum_of: a·b, or a alone when b is no_term.
+struct summand {
+  term_id a;
+  term_id b = no_term;
 };
 
 struct store_options {
@@ -157,15 +171,20 @@ class store {
       }
       const node& n = from.nodes_[x];
       auto children = from.slots(x);
-      std::size_t first = n.k == kind::add ? 1 : 0, step = n.k == kind::add || n.k == kind::mul ? 2 : 1;
-      if (n.k == kind::input || n.k == kind::constant || n.k == kind::neg_inf || n.k == kind::pos_inf) first = children.size();
       if (!expanded) {
         work.back().second = true;
-        for (std::size_t i = first; i < children.size(); i += step)
-          if (memo[children[i]] == no_term) work.push_back({children[i], false});
+        for (std::size_t i = 0, count = from.child_count(x); i < count; ++i)
+          if (term_id c = from.child(x, i); memo[c] == no_term) work.push_back({c, false});
         continue;
       }
       work.pop_back();
+      if (n.k == kind::dot) {  // ids differ here, and a dot's entries are in id order: order them again
+        std::vector<dot_entry> es;
+        for (auto e : from.dot_entries(x))
+          es.push_back({intern_constant(from.constants_[e.coefficient]), memo[e.x], memo[e.y]});
+        memo[x] = dot(es);
+        continue;
+      }
       s.assign(children.begin(), children.end());
       std::uint32_t payload = n.payload;
       switch (n.k) {
@@ -221,6 +240,26 @@ class store {
     if (n.count == 0) return {};
     return {slots_.at(n.first), n.count};
   }
+  // The terms a node is built from, in slot order: a sum's entry terms, a product's bases, a dot's
+  // factors (x then y of each entry), the arguments of the rest; leaves have none.
+  std::size_t child_count(term_id t) const {
+    const node& n = nodes_[t];
+    switch (n.k) {
+      case kind::constant: case kind::neg_inf: case kind::pos_inf: case kind::input: return 0;
+      case kind::add: case kind::mul: return n.count / 2;
+      case kind::dot: return n.count / 3 * 2;
+      default: return n.count;
+    }
+  }
+  term_id child(term_id t, std::size_t i) const {
+    const node& n = nodes_[t];
+    switch (n.k) {
+      case kind::add: return *slots_.at(n.first + 2 * static_cast<std::uint32_t>(i) + 1);
+      case kind::mul: return *slots_.at(n.first + 2 * static_cast<std::uint32_t>(i));
+      case kind::dot: return *slots_.at(n.first + 3 * static_cast<std::uint32_t>(i / 2) + 1 + static_cast<std::uint32_t>(i % 2));
+      default: return *slots_.at(n.first + static_cast<std::uint32_t>(i));
+    }
+  }
   // Arguments of exp/log/sqrt/max/min/apply.
   std::span<const term_id> args(term_id t) const { return slots(t); }
   term_id arg(term_id t) const { return *slots_.at(nodes_[t].first); }
@@ -231,6 +270,10 @@ class store {
   std::span<const product_entry> product_entries(term_id t) const {
     auto s = slots(t);
     return {reinterpret_cast<const product_entry*>(s.data()), s.size() / 2};
+  }
+  std::span<const dot_entry> dot_entries(term_id t) const {
+    auto s = slots(t);
+    return {reinterpret_cast<const dot_entry*>(s.data()), s.size() / 3};
   }
   const rational& sum_constant(term_id t) const { return constants_[nodes_[t].payload]; }
   const rational& product_coefficient(term_id t) const { return constants_[nodes_[t].payload]; }
@@ -329,6 +372,39 @@ class store {
   }
   term_id apply(function f, std::span<const term_id> xs);
   term_id apply(function f, term_id x) { return apply(f, std::span<const term_id>(&x, 1)); }
+
+  // ---- long sums built at once -----------------------------------------------------------
+  // Σ aᵢ·bᵢ (aᵢ alone where bᵢ is no_term) as one flat sum, the way an accumulation is closed
+  // (exec/symbolic.hpp) and a specification's reduction is lowered (dsl/domains.hpp), so that the
+  // two meet as one term. When more than flatten_limit of the summands are products of two dot
+  // factors, those products go into one dot node, an entry of the sum, and are never made as terms
+  // of their own: a 128x128 GEMM tile of depth K would otherwise hash-cons 16384·K products, one
+  // hash-table miss each. The rest are added as add() adds them.
+  term_id sum_of(std::span<const summand> xs);
+  // The factors a dot holds: inputs and applications (exp, log, sqrt, max, min, tanh, …), whose
+  // product with one another is just the two of them side by side (no constant to fold, no
+  // product to flatten, no sum to make primitive) — except two exponentials, which merge.
+  bool dot_factor(term_id t) const {
+    switch (nodes_[t].k) {
+      case kind::input: case kind::exp: case kind::log: case kind::sqrt: case kind::max: case kind::min:
+      case kind::apply: return true;
+      default: return false;
+    }
+  }
+  // The dot t as the add of its products (the normal forms read a dot this way).
+  term_id dot_as_sum(term_id t);
+  // The structural hash the product x·y of two dot factors has as a term (whether or not it was
+  // made): the order of an add of such products, which a dot's printed form follows.
+  std::uint64_t product_hash(term_id x, term_id y) const {
+    std::uint32_t sl[4] = {x, 1, y, 1};
+    if (x == y) sl[1] = 2;
+    else if (before(y, x)) sl[0] = y, sl[2] = x;
+    return structural_hash(kind::mul, one_index, std::span<const std::uint32_t>(sl, x == y ? 2 : 4));
+  }
+  // Σ cᵢ·xᵢ·yᵢ over dot factors (not two exponentials in one entry): entries put in canonical
+  // shape (x ≤ y by id, sorted by (x, y), like products merged, zeros dropped), then a dot node, or
+  // the add of the products when at most flatten_limit remain. Reorders `entries`.
+  term_id dot(std::vector<dot_entry>& entries);
 
   // The canonical operand order: constants, infinities, inputs by (tensor name, indices), then
   // compound terms by structural hash. Independent of construction order, so a fresh store that
@@ -462,6 +538,17 @@ class store {
         for (std::size_t i = 0; i + 1 < s.size(); i += 2)
           h = (h ^ (nodes_[s[i]].hash + s[i + 1] * 0x9e3779b97f4a7c15ULL)) * 0x100000001b3ULL;
         return support::mix64(h);
+      // A dot's entries are ordered by id (store::dot), so its hash must not depend on their order:
+      // a sum of mixed entry hashes, each symmetric in its two factors.
+      case kind::dot: {
+        std::uint64_t sum = 0;
+        for (std::size_t i = 0; i + 2 < s.size(); i += 3) {
+          std::uint64_t hx = nodes_[s[i + 1]].hash, hy = nodes_[s[i + 2]].hash;
+          if (hx > hy) std::swap(hx, hy);
+          sum += support::mix64((hx * 0x9e3779b97f4a7c15ULL + hy) ^ constant_hashes_[s[i]]);
+        }
+        return support::mix64(h ^ sum);
+      }
       default:
         for (auto c : s) h = support::hash_combine(h, nodes_[c].hash);
     }
@@ -538,6 +625,19 @@ class store {
         GPUEQ_INVARIANT(k != kind::exp || (s[0] != zero_ && nodes_[s[0]].k != kind::log), "exp folds 0 and log");
         GPUEQ_INVARIANT(k != kind::log || (s[0] != one_ && nodes_[s[0]].k != kind::exp), "log folds 1 and exp");
         break;
+      case kind::dot:
+        GPUEQ_INVARIANT(s.size() % 3 == 0 && s.size() / 3 > options_.flatten_limit,
+                        "a dot has more than flatten_limit entries");
+        for (std::size_t i = 0; i < s.size(); i += 3) {
+          GPUEQ_INVARIANT(s[i] != zero_index, "no zero coefficient in a dot");
+          GPUEQ_INVARIANT(dot_factor(s[i + 1]) && dot_factor(s[i + 2]), "a dot's factors are dot factors");
+          GPUEQ_INVARIANT(nodes_[s[i + 1]].k != kind::exp || nodes_[s[i + 2]].k != kind::exp,
+                          "no product of two exponentials in a dot");
+          GPUEQ_INVARIANT(s[i + 1] <= s[i + 2], "a dot entry's factors are in id order");
+          GPUEQ_INVARIANT(i == 0 || std::pair(s[i - 2], s[i - 1]) < std::pair(s[i + 1], s[i + 2]),
+                          "a dot's entries are sorted and distinct");
+        }
+        break;
       default: break;
     }
 #endif
@@ -608,6 +708,7 @@ class store {
   std::vector<std::uint64_t> tensor_hashes_;
   std::vector<product_item> factor_scratch_;
   std::vector<term_id> exponent_scratch_;
+  std::vector<std::uint32_t> dot_slot_scratch_;
   term_id zero_ = 0, one_ = 0, minus_one_ = 0, neg_inf_ = 0, pos_inf_ = 0;
 };
 
@@ -944,6 +1045,107 @@ inline term_id store::apply(function f, std::span<const term_id> xs) {
   if (f == function::abs && n.k == kind::apply && function_of(x) == function::abs) return x;
   std::uint32_t s[1] = {x};
   return make(kind::apply, static_cast<std::uint32_t>(f), s);
+}
+
+inline term_id store::dot(std::vector<dot_entry>& es) {
+  for (auto& e : es)
+    if (e.y < e.x) std::swap(e.x, e.y);
+  auto key = [](const dot_entry& e) { return (std::uint64_t{e.x} << 32) | e.y; };
+  auto less = [&](const dot_entry& a, const dot_entry& b) { return key(a) < key(b); };
+  // A loop's products mostly arrive in the order their inputs were first loaded: sorted already.
+  if (!std::is_sorted(es.begin(), es.end(), less)) std::sort(es.begin(), es.end(), less);
+  std::size_t out = 0;
+  for (std::size_t i = 0; i < es.size();) {
+    std::size_t j = i + 1;
+    std::uint32_t c = es[i].coefficient;
+    if (j < es.size() && key(es[j]) == key(es[i])) {
+      rational sum = constants_[c];
+      while (j < es.size() && key(es[j]) == key(es[i])) sum += constants_[es[j++].coefficient];
+      c = intern_constant(sum);
+    }
+    if (c != zero_index) es[out++] = {c, es[i].x, es[i].y};
+    i = j;
+  }
+  es.resize(out);
+  if (es.size() <= options_.flatten_limit) {
+    std::vector<term_id> items;
+    for (auto& e : es) {
+      rational c = constants_[e.coefficient];  // a copy: scale() may grow constants_
+      items.push_back(scale(c, mul(e.x, e.y)));
+    }
+    return add(items);
+  }
+  std::vector<std::uint32_t>& sl = dot_slot_scratch_;
+  sl.clear();
+  for (auto& e : es) {
+    sl.push_back(e.coefficient);
+    sl.push_back(e.x);
+    sl.push_back(e.y);
+  }
+  return make(kind::dot, 0, sl);
+}
+
+inline term_id store::dot_as_sum(term_id t) {
+  std::vector<term_id> items;
+  for (auto e : dot_entries(t)) {  // (the entries live in the slot arena, which never moves)
+    rational c = constants_[e.coefficient];
+    items.push_back(scale(c, mul(e.x, e.y)));
+  }
+  return add(items);
+}
+
+inline term_id store::sum_of(std::span<const summand> xs) {
+  auto both_exp = [&](term_id x, term_id y) { return nodes_[x].k == kind::exp && nodes_[y].k == kind::exp; };
+  // t = c·f for one dot factor f.
+  auto single = [&](term_id t, std::uint32_t& c, term_id& f) {
+    const node& n = nodes_[t];
+    if (dot_factor(t)) {
+      c = one_index, f = t;
+      return true;
+    }
+    if (n.k != kind::mul || n.count != 2 || product_entries(t)[0].exponent != 1) return false;
+    c = n.payload, f = product_entries(t)[0].base;
+    return dot_factor(f);
+  };
+  std::vector<dot_entry> es;
+  std::vector<term_id> items;
+  es.reserve(xs.size());
+  for (const summand& x : xs) {
+    if (x.b == no_term) {
+      // A product term of two dot factors (or the square of one) is a dot entry too.
+      const node& n = nodes_[x.a];
+      if (n.k == kind::mul && n.count <= 4) {
+        auto pe = product_entries(x.a);
+        if (pe.size() == 2 && pe[0].exponent == 1 && pe[1].exponent == 1 && dot_factor(pe[0].base) &&
+            dot_factor(pe[1].base) && !both_exp(pe[0].base, pe[1].base)) {
+          es.push_back({n.payload, pe[0].base, pe[1].base});
+          continue;
+        }
+        if (pe.size() == 1 && pe[0].exponent == 2 && dot_factor(pe[0].base) && !both_exp(pe[0].base, pe[0].base)) {
+          es.push_back({n.payload, pe[0].base, pe[0].base});
+          continue;
+        }
+      }
+      items.push_back(x.a);
+      continue;
+    }
+    std::uint32_t ca = 0, cb = 0;
+    term_id fa = no_term, fb = no_term;
+    if (single(x.a, ca, fa) && single(x.b, cb, fb) && !both_exp(fa, fb)) {
+      es.push_back({times(ca, cb), fa, fb});
+      continue;
+    }
+    items.push_back(mul(x.a, x.b));
+  }
+  if (es.size() > options_.flatten_limit) {
+    items.push_back(dot(es));
+  } else {
+    for (auto& e : es) {
+      rational c = constants_[e.coefficient];
+      items.push_back(scale(c, mul(e.x, e.y)));
+    }
+  }
+  return add(items);
 }
 
 }  // namespace gpueq::term

@@ -1,0 +1,149 @@
+// Long sums of products built at once (store::sum_of) and the dot node that holds their products
+// without a term each: the dot means the add of its products, every reader (normal forms,
+// fingerprints, evaluation, printing, import) treats it so, and equal sums meet as one id.
+#include <doctest/doctest.h>
+
+#include <gpueq/canon.hpp>
+#include <gpueq/term/print.hpp>
+#include <gpueq/term/store.hpp>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+using namespace gpueq;
+using term::summand;
+using term::term_id;
+
+namespace {
+
+std::vector<summand> products(term::store& s, std::uint32_t n, std::uint32_t first = 0) {
+  std::vector<summand> xs;
+  for (std::uint32_t i = first; i < first + n; ++i) xs.push_back({s.input("a", {i}), s.input("b", {i})});
+  return xs;
+}
+
+term_id materialized(term::store& s, std::span<const summand> xs) {
+  std::vector<term_id> ts;
+  for (auto x : xs) ts.push_back(x.b == term::no_term ? x.a : s.mul(x.a, x.b));
+  return s.add(ts);
+}
+
+bool equal(term::store& s, term_id a, term_id b) { return canon::decide(s, a, b).kind == canon::verdict_kind::equal; }
+
+}  // namespace
+
+TEST_CASE("sum_of: more than flatten_limit products become a dot; fewer are an add as before") {
+  term::store s;
+  auto few = products(s, 16);
+  term_id a = s.sum_of(few);
+  CHECK(s.kind_of(a) == term::kind::add);
+  CHECK(a == materialized(s, few));  // the same term, not only an equal one
+  auto many = products(s, 17);
+  term_id d = s.sum_of(many);
+  REQUIRE(s.kind_of(d) == term::kind::dot);
+  CHECK(s.dot_entries(d).size() == 17);
+  term_id m = materialized(s, many);
+  CHECK(d != m);
+  CHECK(s.dot_as_sum(d) == m);
+  CHECK(equal(s, d, m));
+  CHECK(canon::decide(s, d, materialized(s, products(s, 16))).kind == canon::verdict_kind::different);
+}
+
+TEST_CASE("sum_of: the dot does not depend on the order of the summands or of the factors") {
+  term::store s;
+  auto xs = products(s, 200);
+  term_id d = s.sum_of(xs);
+  std::mt19937 rng(7);
+  for (int round = 0; round < 5; ++round) {
+    std::shuffle(xs.begin(), xs.end(), rng);
+    for (auto& x : xs)
+      if (rng() % 2) std::swap(x.a, x.b);
+    CHECK(s.sum_of(xs) == d);
+  }
+  // A product term as a summand alone is the same entry as its two factors.
+  xs[0] = {s.mul(xs[0].a, xs[0].b)};
+  CHECK(s.sum_of(xs) == d);
+}
+
+TEST_CASE("sum_of: like products merge, cancelled ones go, coefficients and squares are kept") {
+  term::store s;
+  auto xs = products(s, 20);
+  auto doubled = xs;
+  doubled.insert(doubled.end(), xs.begin(), xs.end());
+  CHECK(equal(s, s.sum_of(doubled), s.scale(2, s.sum_of(xs))));
+  // Cancel 10 of 20: 10 remain, at most flatten_limit, so the result is the add of them.
+  auto cancel = xs;
+  for (std::uint32_t i = 0; i < 10; ++i) cancel.push_back({s.neg(xs[i].a), xs[i].b});
+  term_id c = s.sum_of(cancel);
+  CHECK(s.kind_of(c) == term::kind::add);
+  CHECK(c == materialized(s, std::vector<summand>(xs.begin() + 10, xs.end())));
+  // Coefficients on either factor, and a square.
+  std::vector<summand> ys = products(s, 18);
+  ys.push_back({s.scale(3, s.input("a", {0})), s.scale(support::rational(1, 2), s.input("b", {5}))});
+  ys.push_back({s.input("q", {1}), s.input("q", {1})});
+  term_id d = s.sum_of(ys);
+  REQUIRE(s.kind_of(d) == term::kind::dot);
+  CHECK(equal(s, d, materialized(s, ys)));
+  CHECK(term::to_string(s, d).find("q[1]^2") != std::string::npos);
+}
+
+TEST_CASE("sum_of: what is not a product of two dot factors stays outside the dot") {
+  term::store s;
+  auto xs = products(s, 20);
+  term_id x = s.input("x", {0}), y = s.input("y", {0});
+  xs.push_back({s.exp(x), s.exp(y)});                       // e^x·e^y merges: e^(x+y)
+  xs.push_back({s.add(x, s.constant(1)), y});                // a sum factor
+  xs.push_back({x});                                         // a linear term
+  xs.push_back({s.constant(5)});                             // a constant
+  xs.push_back({s.mul(std::vector<term_id>{x, y, s.input("z", {0})})});  // three factors
+  term_id r = s.sum_of(xs);
+  REQUIRE(s.kind_of(r) == term::kind::add);
+  std::size_t dots = 0;
+  for (auto e : s.sum_entries(r)) dots += s.kind_of(e.term) == term::kind::dot;
+  CHECK(dots == 1);
+  CHECK(s.sum_constant(r) == 5);
+  CHECK(equal(s, r, materialized(s, xs)));
+  // e^x times an input is a dot entry; its product is e^x·v.
+  std::vector<summand> es;
+  for (std::uint32_t i = 0; i < 20; ++i) es.push_back({s.exp(s.input("x", {i})), s.input("v", {i})});
+  term_id d = s.sum_of(es);
+  CHECK(s.kind_of(d) == term::kind::dot);
+  CHECK(equal(s, d, materialized(s, es)));
+}
+
+TEST_CASE("dot: fingerprints, evaluation and printing read it as the sum of its products") {
+  term::store s;
+  auto xs = products(s, 40);
+  xs.push_back({s.scale(-2, s.input("a", {3})), s.input("c", {0})});
+  term_id d = s.sum_of(xs), m = materialized(s, xs);
+  REQUIRE(s.kind_of(d) == term::kind::dot);
+  canon::fingerprinter fp(s, 11);
+  auto fd = fp(d), fm = fp(m);
+  CHECK(fd.p == fm.p);
+  CHECK(std::uint64_t{fd.q} == std::uint64_t{fm.q});
+  canon::evaluator<double> ev(s, [](term_id) { return support::rational(3, 7); });
+  canon::evaluator<double> ev2(s, [](term_id) { return support::rational(3, 7); });
+  REQUIRE(ev(d).has_value());
+  CHECK(*ev(d) == doctest::Approx(*ev2(m)));
+  CHECK(term::to_string(s, d) == term::to_string(s, m));
+  // A dot's text parses back to the add of its products (an equal term).
+  term::store fresh;
+  CHECK(term::to_string(fresh, term::parse(fresh, term::to_string(s, d))) == term::to_string(s, d));
+}
+
+TEST_CASE("dot: import into a store that made the inputs in another order gives the same sum") {
+  term::store a, b;
+  // b makes the inputs in reverse order: its ids order the entries differently.
+  for (std::uint32_t i = 60; i-- > 0;) (void)b.input("b", {i}), (void)b.input("a", {i});
+  auto xs = products(a, 60);
+  term_id da = a.sum_of(xs);
+  std::vector<term_id> memo;
+  term_id db = b.import(a, da, memo);
+  REQUIRE(b.kind_of(db) == term::kind::dot);
+  CHECK(db == b.sum_of(products(b, 60)));
+  CHECK(term::to_string(b, db) == term::to_string(a, da));
+  // and inside a larger term
+  term_id outer = a.exp(a.add(da, a.input("x", {0})));
+  CHECK(term::to_string(b, b.import(a, outer, memo)) == term::to_string(a, outer));
+}
