@@ -164,6 +164,37 @@ TEST_CASE("without the barrier the tree reduction races, and the report names th
   CHECK(res.summary.find(at_line(line)) != std::string::npos);
 }
 
+TEST_CASE("a kernel that writes a tensor bound as input only still has its race found") {
+  // check_pair leaves reads of input-only tensors unrecorded (race::options::skip_input_reads);
+  // a write to one makes the run incomplete and the side runs again recording every read.
+  kl::kernel k("shift_in_place");
+  auto x = k.tensor_f32("x");
+  auto y = k.tensor_f32("y");
+  kl::i32 t = k.tid_x();
+  kl::if_(t < 63, [&] { x[t] = x[t + 1]; }); const unsigned line = __LINE__;
+  y[t] = x[t];
+  auto kk = load(k);
+  exec::launch l = exec_test::one_cta(64, {exec_test::in_f32("x", 64), exec_test::out_f32("y", 64)});
+  {
+    exec_test::fixture<exec::symbolic_domain> f(exec_test::random_rationals(1));
+    race::options skip;
+    skip.skip_input_reads = true;
+    race::context obs(skip);
+    auto r = exec_test::run(*kk, l, f.d, &obs);
+    REQUIRE_MESSAGE(!r.error, r.error->message);
+    CHECK(obs.incomplete());
+    CHECK(obs.skips_reads(0));
+  }
+  for (check::role role : {check::role::input, check::role::inout}) {
+    CAPTURE(static_cast<int>(role));
+    auto c = single(k, {{"x", {check::dtype::f32, {64}, role}}, {"y", out(64)}}, 64);
+    auto res = check::check_pair(c.spec, c.pair);
+    CHECK(res.v == check::verdict::race);
+    CHECK(res.summary.find("x[") != std::string::npos);
+    CHECK(res.summary.find(at_line(line)) != std::string::npos);
+  }
+}
+
 TEST_CASE("a named-barrier producer/consumer is race-free; without the arrive it deadlocks") {
   for (bool with_arrive : {true, false}) {
     CAPTURE(with_arrive);

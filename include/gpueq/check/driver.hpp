@@ -14,11 +14,13 @@
 #include <gpueq/check/spec.hpp>
 #include <gpueq/exec.hpp>
 #include <gpueq/race.hpp>
+#include <gpueq/support/parallel.hpp>
 #include <gpueq/term/print.hpp>
 
 #include <boost/unordered/unordered_flat_map.hpp>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <exception>
 #include <memory>
@@ -28,6 +30,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <span>
 #include <optional>
 #include <string>
@@ -184,7 +187,7 @@ struct recording_observer {
   void on_start(const exec::run_info& i) { ctx->on_start(i); }
   void on_access(const exec::access& a) {
     ctx->on_access(a);
-    footprint->access(a, ctx->info());
+    if (a.kind != exec::access_kind::read || !ctx->skips_reads(a.region)) footprint->access(a, ctx->info());
   }
   void on_barrier_register(const exec::barrier_registration& r, exec::barrier_key k, std::uint32_t g, std::uint32_t e) {
     ctx->on_barrier_register(r, k, g, e);
@@ -245,6 +248,7 @@ inline std::vector<side_report> run_sides(term::store& s, const pair_spec& spec,
     detail::cta_footprint footprint;
     exec::run_info info;
     std::optional<race::report> races;  // when not clean
+    bool incomplete = false;            // it wrote an input-only tensor whose reads went unrecorded
     double seconds = 0;
   };
   std::vector<std::unique_ptr<side_state>> state;
@@ -261,56 +265,80 @@ inline std::vector<side_report> run_sides(term::store& s, const pair_spec& spec,
   }
   std::vector<job_result> results(jobs.size());
   unsigned threads = std::max(1u, std::min<unsigned>(options.threads, static_cast<unsigned>(jobs.size())));
-  std::vector<std::unique_ptr<term::store>> stores;  // of the threads other than the calling one
-  for (unsigned t = 1; t < threads; ++t) stores.push_back(std::make_unique<term::store>());
-  std::atomic<std::size_t> next{0}, finished{0};
+  // Each thread runs its jobs in a store of its own (the calling thread in s), with its own domain
+  // and race contexts.
+  struct worker_state {
+    std::unique_ptr<term::store> own;
+    term::store& store;
+    exec::symbolic_domain d;
+    race::context skip_ctx, full_ctx;
+    worker_state(std::unique_ptr<term::store> o, term::store& st, const race::options& ro)
+        : own(std::move(o)), store(st), d(store), skip_ctx(with_skip(ro, true)), full_ctx(with_skip(ro, false)) {}
+    static race::options with_skip(race::options o, bool skip) {
+      o.skip_input_reads = skip;
+      return o;
+    }
+  };
+  std::vector<std::unique_ptr<worker_state>> workers;
+  for (unsigned t = 0; t < threads; ++t) {
+    auto own = t == 0 ? nullptr : std::make_unique<term::store>();
+    term::store& st = t == 0 ? s : *own;
+    workers.push_back(std::make_unique<worker_state>(std::move(own), st, options.race));
+  }
+  // The jobs of a pass, in the order they start: the sides with the fewest CTAs first (their CTAs
+  // are the largest when both sides compute the same outputs), so that one big CTA does not start
+  // last and run alone. The first pass leaves reads of input-only tensors unrecorded
+  // (race::options::skip_input_reads: a GEMM's bulk of accesses); a side with a CTA that writes
+  // one anyway runs all its CTAs again recording everything (`full`), since its intra-CTA report
+  // and its inter-CTA footprints both need those reads.
+  std::vector<std::size_t> todo(jobs.size());
+  std::iota(todo.begin(), todo.end(), std::size_t{0});
+  std::stable_sort(todo.begin(), todo.end(), [&](std::size_t a, std::size_t b) {
+    return state[jobs[a].first]->ctas.size() < state[jobs[b].first]->ctas.size();
+  });
+  std::vector<char> full(sides.size(), 0);
+  std::size_t total = jobs.size();
+  std::atomic<std::size_t> finished{0};
 
-  auto worker = [&](unsigned w) {
-    term::store& store = w == 0 ? s : *stores[w - 1];
-    exec::symbolic_domain d(store);
-    race::context ctx(options.race);
-    for (std::size_t j; (j = next.fetch_add(1)) < jobs.size();) {
-      auto [si, ci] = jobs[j];
-      side_state& st = *state[si];
-      if (ci > st.stop.load()) continue;
-      exec::launch l = st.launch;
-      l.cta = st.ctas[ci];
-      job_result& r = results[j];
-      r.worker = w;
-      auto t0 = std::chrono::steady_clock::now();
-      if (options.check_races) {
-        detail::recording_observer obs{&ctx, &r.footprint};
-        r.run = run_cta(d, st.program, l, obs, engine);
-        r.info = ctx.info();
-        if (!ctx.result().clean()) r.races = ctx.take_result();
-      } else {
-        exec::null_observer none;
-        r.run = run_cta(d, st.program, l, none, engine);
+  auto run_job = [&](unsigned w, std::size_t i) {
+    worker_state& ws = *workers[w];
+    std::size_t j = todo[i];
+    auto [si, ci] = jobs[j];
+    race::context& ctx = full[si] ? ws.full_ctx : ws.skip_ctx;
+    side_state& st = *state[si];
+    if (ci > st.stop.load()) return;
+    exec::launch l = st.launch;
+    l.cta = st.ctas[ci];
+    job_result& r = results[j];
+    r.worker = w;
+    auto t0 = std::chrono::steady_clock::now();
+    if (options.check_races) {
+      detail::recording_observer obs{&ctx, &r.footprint};
+      r.run = run_cta(ws.d, st.program, l, obs, engine);
+      r.info = ctx.info();
+      r.incomplete = ctx.incomplete();
+      if (!ctx.result().clean()) r.races = ctx.take_result();
+    } else {
+      exec::null_observer none;
+      r.run = run_cta(ws.d, st.program, l, none, engine);
+    }
+    r.ran = true;
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ++finished;
+    if (w == 0 && options.progress) options.progress("run", finished.load(), total);
+    if (r.run.error)
+      for (std::uint32_t f = st.stop.load(); ci < f && !st.stop.compare_exchange_weak(f, ci);) {
       }
-      r.ran = true;
-      r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      ++finished;
-      if (w == 0 && options.progress) options.progress("run", finished.load(), jobs.size());
-      if (r.run.error)
-        for (std::uint32_t f = st.stop.load(); ci < f && !st.stop.compare_exchange_weak(f, ci);) {
-        }
-    }
   };
-  std::vector<std::exception_ptr> errors(threads);
-  std::vector<std::thread> pool;
-  auto guarded = [&](unsigned w) {
-    try {
-      worker(w);
-    } catch (...) {
-      errors[w] = std::current_exception();
-      next = jobs.size();  // the others stop after their current job
-    }
-  };
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(guarded, t);
-  guarded(0);
-  for (auto& th : pool) th.join();
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  support::parallel_for(threads, todo.size(), run_job);
+  if (options.check_races) {
+    for (std::size_t j = 0; j < jobs.size(); ++j)
+      if (results[j].ran && results[j].incomplete) full[jobs[j].first] = 1;
+    std::erase_if(todo, [&](std::size_t j) { return !full[jobs[j].first]; });
+    for (std::size_t j : todo) results[j] = job_result{};
+    total += todo.size();
+    if (!todo.empty()) support::parallel_for(threads, todo.size(), run_job);
+  }
 
   // Collect, side by side, in grid order.
   std::vector<side_report> reports;
@@ -338,7 +366,7 @@ inline std::vector<side_report> run_sides(term::store& s, const pair_spec& spec,
       if (options.check_races) grid.add(static_cast<std::int32_t>(ci), st.ctas[ci], jr.footprint, jr.info);
       if (jr.worker != 0)
         for (auto& written : jr.run.written)
-          for (auto& [i, v] : written) v = s.import(*stores[jr.worker - 1], v, memo[jr.worker]);
+          for (auto& [i, v] : written) v = s.import(workers[jr.worker]->store, v, memo[jr.worker]);
       collect.add(ci, std::move(jr.run), [](term::term_id a, term::term_id b) { return a == b; });
     }
     exec::symbolic_domain d(s);
@@ -585,19 +613,46 @@ inline counterexample_report replay(const pair_spec& spec, const resolved_pair& 
   return r;
 }
 
-// Runs both (unlifted) kernels in float32 on seeded random inputs in [-1, 1] and compares.
+// Runs both (unlifted) kernels in float32 on seeded random inputs in [-1, 1] and compares. The
+// CTAs of both are jobs on `threads` threads (the sides with fewer, larger CTAs first).
 inline std::optional<check_result::float32_report> float32_difference(const pair_spec& spec, const resolved_pair& pair,
-                                                                      std::uint64_t seed = 1) {
+                                                                      unsigned threads = 1, std::uint64_t seed = 1) {
   detail::concrete_inputs in = detail::random_inputs(spec, seed);
-  auto run = [&](const ptx::module& m, std::size_t entry, const kernel_spec& k) {
-    exec::program p = exec::decode(m, m.functions[entry]);
-    exec::float32_domain d(detail::source_of(in));
-    return run_grid(d, p, spec, k);
+  struct side {
+    exec::program p;
+    exec::launch l;
+    std::vector<exec::dim3> ctas;
+    std::vector<cta_run<double>> runs;
   };
-  auto a = run(pair.reference, pair.reference_entry, spec.reference);
-  auto b = run(pair.candidate, pair.candidate_entry, spec.candidate);
-  if (a.error || b.error) return std::nullopt;
-  return detail::difference(a.values, b.values);
+  auto make = [&](const ptx::module& m, std::size_t entry, const kernel_spec& k) {
+    side x{exec::decode(m, m.functions[entry]), make_launch(spec, k), ctas_of(k), {}};
+    x.runs.resize(x.ctas.size());
+    return x;
+  };
+  side sides[2] = {make(pair.reference, pair.reference_entry, spec.reference),
+                   make(pair.candidate, pair.candidate_entry, spec.candidate)};
+  std::vector<std::pair<std::size_t, std::size_t>> jobs;  // (side, CTA)
+  for (std::size_t si : sides[1].ctas.size() < sides[0].ctas.size() ? std::array{1, 0} : std::array{0, 1})
+    for (std::size_t ci = 0; ci < sides[si].ctas.size(); ++ci) jobs.emplace_back(si, ci);
+  support::parallel_for(threads, jobs.size(), [&](unsigned, std::size_t j) {
+    auto [si, ci] = jobs[j];
+    side& x = sides[si];
+    exec::launch l = x.l;
+    l.cta = x.ctas[ci];
+    exec::float32_domain d(detail::source_of(in));
+    exec::null_observer none;
+    x.runs[ci] = run_cta(d, x.p, l, none);
+  });
+  std::optional<grid_run<double>> outs[2];
+  for (std::size_t si = 0; si < 2; ++si) {
+    grid_collector<double> collect(sides[si].l, sides[si].ctas);
+    for (std::uint32_t ci = 0; ci < sides[si].ctas.size(); ++ci)
+      if (!collect.add(ci, std::move(sides[si].runs[ci]), [](double a, double b) { return same_result(a, b); })) break;
+    exec::float32_domain d(detail::source_of(in));
+    outs[si] = std::move(collect).finish(d);
+    if (outs[si]->error) return std::nullopt;
+  }
+  return detail::difference(outs[0]->values, outs[1]->values);
 }
 
 // A witness for a race: the CTA run in float32 on seeded random inputs under two schedules, the
@@ -699,7 +754,7 @@ inline check_result check_pair(const pair_spec& spec, const resolved_pair& pair,
   // Run errors first, then races, then the comparison.
   if (detail::run_problem(res, {&res.reference, &res.candidate})) return res;
 
-  if (options.float32_report) res.float32 = float32_difference(spec, pair);
+  if (options.float32_report) res.float32 = float32_difference(spec, pair, options.threads);
   auto t1 = std::chrono::steady_clock::now();
   comparison c = compare(s, rr.values, cr.values, detail::compare_options_of(options));
   res.decide_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();

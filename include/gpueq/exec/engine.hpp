@@ -284,7 +284,8 @@ class engine {
                std::to_string(p_.function->params.size()));
     for (std::uint32_t i = 0; i < regions_.size(); ++i) {
       const auto& r = regions_[i];
-      info.regions.push_back(region_desc{r.space, r.name, r.element_bytes, r.bytes});
+      info.regions.push_back(region_desc{r.space, r.name, r.element_bytes, r.bytes,
+                                         r.space == memory_space::global && r.inputs && !r.output});
       if (r.space == memory_space::shared) shared_order_.push_back(i);
       else global_order_.push_back(i);
     }

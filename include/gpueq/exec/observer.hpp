@@ -34,6 +34,9 @@ struct region_desc {
   std::string name;
   std::uint32_t element_bytes = 4;
   std::uint64_t bytes = 0;
+  // A tensor the launch binds as an input only: the kernel is expected only to read it (the race
+  // context may then leave its reads unrecorded until something writes it).
+  bool input_only = false;
 };
 
 // What the observer is told before the first event.

@@ -44,6 +44,12 @@ struct options {
   bool warp_synchronous = false;
   std::size_t max_race_groups = 256;          // groups stored with an example; the rest are counted
   std::size_t max_barrier_diagnostics = 256;  // likewise for barrier diagnostics
+  // Leave reads of input-only tensors (exec::region_desc::input_only) unrecorded: a race needs a
+  // write, and a run that writes none of them has no race on them (a race-free run stands for
+  // every schedule, so no other schedule writes them either). Most of a GEMM's accesses are such
+  // reads. A write or atomic to one makes the report incomplete (context::incomplete()): reads
+  // before it went unrecorded, and the caller runs the CTA again with this off.
+  bool skip_input_reads = false;
 };
 
 // PTX has 16 CTA barrier resources (bar 0..15); each gets a clock component for recycling.
@@ -152,9 +158,12 @@ class context {
     width_ = threads_ + cta_barrier_ids;
     checked_.clear();
     element_bytes_.clear();
+    input_only_.clear();
+    incomplete_ = false;
     for (auto& r : info.regions) {
       checked_.push_back(r.space == exec::memory_space::global || r.space == exec::memory_space::shared);
       element_bytes_.push_back(r.element_bytes == 0 ? 1 : r.element_bytes);
+      input_only_.push_back(options_.skip_input_reads && r.input_only);
     }
     clocks_.clear();
     free_clocks_.clear();
@@ -181,6 +190,10 @@ class context {
     check_thread(a.thread);
     if (a.region >= checked_.size()) throw std::out_of_range("race context: access to unknown region");
     if (!checked_[a.region] || a.width == 0) return;
+    if (input_only_[a.region]) {
+      if (a.kind == exec::access_kind::read) return;
+      incomplete_ = true;  // its earlier reads went unrecorded: this run's report may miss races
+    }
     self_ = a.thread;
     now_ = clocks_[acq_[self_]].v.data();
     now_serial_ = clocks_[acq_[self_]].serial;
@@ -268,6 +281,11 @@ class context {
   void on_exit(std::uint32_t thread) { check_thread(thread); }
 
   const report& result() const { return result_; }
+  // With options::skip_input_reads: the run wrote an input-only tensor, so reads of it before
+  // went unrecorded and the report may be missing races. Run the CTA again without the option.
+  bool incomplete() const { return incomplete_; }
+  // Whether reads of region r are left unrecorded in this run.
+  bool skips_reads(std::uint32_t region) const { return region < input_only_.size() && input_only_[region]; }
   // The run this context observes (its regions name the addresses of a report).
   const exec::run_info& info() const { return info_; }
   report take_result() { return std::move(result_); }
@@ -529,6 +547,8 @@ class context {
   exec::run_info info_;
   std::uint32_t threads_ = 0, warp_size_ = 32, width_ = cta_barrier_ids;
   std::vector<bool> checked_;                 // per region: global or shared
+  std::vector<bool> input_only_;              // per region: reads left unrecorded (skip_input_reads)
+  bool incomplete_ = false;                   // an input-only region was written (see incomplete())
   std::vector<std::uint64_t> element_bytes_;  // per region
 
   std::vector<detail::clock_slot> clocks_;
