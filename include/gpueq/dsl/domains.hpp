@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 namespace gpueq::dsl {
 
@@ -198,6 +199,14 @@ struct lowering {
   }
   void clear_memo() const { memo_table.clear(); }
   term::term_id add(term::term_id a, term::term_id b) const { return s.add(a, b); }
+  // A reduction's terms as one flat sum, built the way a kernel's accumulation is closed
+  // (store::sum_of), so that a specification and a kernel computing the same sum meet as one term.
+  term::term_id sum(std::span<const term::term_id> xs) const {
+    std::vector<term::summand> summands;
+    summands.reserve(xs.size());
+    for (term::term_id x : xs) summands.push_back({x});
+    return s.sum_of(summands);
+  }
   term::term_id sub(term::term_id a, term::term_id b) const { return s.sub(a, b); }
   term::term_id mul(term::term_id a, term::term_id b) const { return s.mul(a, b); }
   term::term_id div(term::term_id a, term::term_id b) const { return s.div(a, b); }

@@ -33,6 +33,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace gpueq::dsl {
 
@@ -339,14 +340,22 @@ struct reduction : expr_tag {
   constexpr explicit reduction(Body b) : body(b) {}
   template <class D>
   constexpr auto eval(D& d, const bindings& s) const {
-    auto acc = body.eval(d, s.with(V, Lo));
-    for (long k = Lo + 1; k < Hi; ++k) {
-      auto left = body.eval(d, s.with(V, k));
-      if constexpr (O == op::add) acc = d.add(acc, left);
-      else if constexpr (O == op::max) acc = d.max(acc, left);
-      else acc = d.min(acc, left);
+    using value = decltype(body.eval(d, s.with(V, Lo)));
+    if constexpr (O == op::add && requires(std::span<const value> xs) { d.sum(xs); }) {
+      std::vector<value> terms;  // a domain that builds long sums at once (dsl::lowering)
+      terms.reserve(static_cast<std::size_t>(Hi - Lo));
+      for (long k = Lo; k < Hi; ++k) terms.push_back(body.eval(d, s.with(V, k)));
+      return d.sum(std::span<const value>(terms));
+    } else {
+      auto acc = body.eval(d, s.with(V, Lo));
+      for (long k = Lo + 1; k < Hi; ++k) {
+        auto left = body.eval(d, s.with(V, k));
+        if constexpr (O == op::add) acc = d.add(acc, left);
+        else if constexpr (O == op::max) acc = d.max(acc, left);
+        else acc = d.min(acc, left);
+      }
+      return acc;
     }
-    return acc;
   }
 };
 
