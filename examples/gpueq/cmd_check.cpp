@@ -33,7 +33,7 @@ struct options {
   std::uint64_t max_memory = 0;
   unsigned jobs = 0;
   bool json = false;
-  bool expect = false, all = false, no_race = false, warp_synchronous = false, quiet = false;
+  bool expect = false, all = false, no_race = false, no_float32 = false, warp_synchronous = false, quiet = false;
 };
 
 int exit_for(check::verdict v) {
@@ -101,6 +101,7 @@ std::optional<check::verdict> check_one(const std::string& file, const options& 
     check::resolved_pair pair = check::resolve(spec);
     check::check_options co;
     co.check_races = !o.no_race;
+    co.float32_report = !o.no_float32;
     co.race.warp_synchronous = o.warp_synchronous;
     co.compare.stop_at_first_difference = !o.all;
     co.engine.max_resident_mib = o.max_memory;
@@ -222,6 +223,9 @@ cli::registrar reg("check", [](CLI::App& app) -> cli::runner {
   c->add_flag("--expect", o->expect, "Compare each verdict with the spec's \"expect\"; end with 'N passed, N failed'");
   c->add_flag("--all", o->all, "Decide every output element (default: stop at the first difference)");
   c->add_flag("--no-race", o->no_race, "Skip the race analysis (the verdict then holds for the schedule run only)");
+  c->add_flag("--no-float32", o->no_float32,
+              "Skip the float32 side report (both kernels run once more in float32 on random inputs to show their "
+              "numerical difference; on the largest pairs that is a fifth of the time)");
   c->add_flag("--warp-synchronous", o->warp_synchronous,
               "Legacy pre-Volta mode: threads of one warp never race with each other");
   c->add_option("--counterexample", o->counterexample_file,

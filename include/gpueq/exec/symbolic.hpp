@@ -266,8 +266,8 @@ class symbolic_domain {
   // few more entries (a shared-memory accumulator whose every store the race context identifies)
   // continues from the longest earlier close when that is the larger part, so repeated closes
   // cost the entries added since, not the whole sum each time.
-  term::term_id close(real v) const {
-    if (!v.open()) return v.t;
+  term::term_id close(real v) const { return v.open() ? close_open(v) : v.t; }
+  [[gnu::noinline]] term::term_id close_open(real v) const {
     buffer& b = buffers_[v.t];
     auto it = std::lower_bound(b.closed.begin(), b.closed.end(), v.n,
                                [](const std::pair<std::uint32_t, term::term_id>& c, std::uint32_t n) { return c.first < n; });

@@ -75,11 +75,24 @@ struct write_epoch {
 
 // Unordered accesses of one kind to one byte, at most one per thread (a thread's later access
 // supersedes its earlier one: program order).
+// Kept as a vector sorted by thread: the readers of a word in one segment are typically a warp's
+// or a block's threads, met in increasing order by the round-robin schedule, so a new entry is
+// mostly appended (a hash map per word cost more than the whole check).
 struct epoch_set {
-  boost::unordered_flat_map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>> by_thread;  // segment, instr
+  std::vector<epoch> by_thread;
   // The serial of a clock under which every entry is known finished: threads holding that clock
   // (after a CTA barrier, all of them) skip the scan.
   std::uint64_t ordered_under = 0;
+  void put(std::uint32_t thread, std::uint32_t segment, std::uint32_t instruction) {
+    if (by_thread.empty() || by_thread.back().thread < thread) {
+      by_thread.push_back({thread, segment, instruction});
+      return;
+    }
+    auto it = std::lower_bound(by_thread.begin(), by_thread.end(), thread,
+                               [](const epoch& e, std::uint32_t t) { return e.thread < t; });
+    if (it != by_thread.end() && it->thread == thread) *it = {thread, segment, instruction};
+    else by_thread.insert(it, {thread, segment, instruction});
+  }
 };
 
 // FastTrack's adaptive representation: one epoch while the accesses are totally ordered, a set
@@ -189,11 +202,11 @@ class context {
   void on_access(const exec::access& a) {
     check_thread(a.thread);
     if (a.region >= checked_.size()) throw std::out_of_range("race context: access to unknown region");
-    if (!checked_[a.region] || a.width == 0) return;
     if (input_only_[a.region]) {
       if (a.kind == exec::access_kind::read) return;
       incomplete_ = true;  // its earlier reads went unrecorded: this run's report may miss races
     }
+    if (!checked_[a.region] || a.width == 0) return;
     self_ = a.thread;
     now_ = clocks_[acq_[self_]].v.data();
     now_serial_ = clocks_[acq_[self_]].serial;
@@ -412,10 +425,10 @@ class context {
     auto& set = sets_[s.set];
     if (set.ordered_under == now_serial_) return;
     bool all = true;
-    for (auto& [t, e] : set.by_thread) {
-      if (now_[t] > e.first) continue;
+    for (const detail::epoch& e : set.by_thread) {
+      if (now_[e.thread] > e.segment) continue;
       all = false;
-      if (t != self_) conflict(t, e.first, e.second, earlier, kind, byte, false);
+      if (e.thread != self_) conflict(e.thread, e.segment, e.instruction, earlier, kind, byte, false);
     }
     if (all) set.ordered_under = now_serial_;
   }
@@ -428,7 +441,7 @@ class context {
       if (set.ordered_under == now_serial_) {  // every entry happens before this access
         free_set(s.set);
       } else {
-        set.by_thread.insert_or_assign(self_, std::pair{segment, instruction});
+        set.put(self_, segment, instruction);
         set.ordered_under = 0;
         return;
       }
@@ -438,8 +451,8 @@ class context {
       return;
     }
     std::uint32_t i = new_set();
-    sets_[i].by_thread.insert_or_assign(s.one.thread, std::pair{s.one.segment, s.one.instruction});
-    sets_[i].by_thread.insert_or_assign(self_, std::pair{segment, instruction});
+    sets_[i].put(s.one.thread, s.one.segment, s.one.instruction);
+    sets_[i].put(self_, segment, instruction);
     s.one = {};
     s.set = i;
   }
@@ -546,8 +559,8 @@ class context {
   options options_;
   exec::run_info info_;
   std::uint32_t threads_ = 0, warp_size_ = 32, width_ = cta_barrier_ids;
-  std::vector<bool> checked_;                 // per region: global or shared
-  std::vector<bool> input_only_;              // per region: reads left unrecorded (skip_input_reads)
+  std::vector<std::uint8_t> checked_;         // per region: global or shared
+  std::vector<std::uint8_t> input_only_;      // per region: reads left unrecorded (skip_input_reads)
   bool incomplete_ = false;                   // an input-only region was written (see incomplete())
   std::vector<std::uint64_t> element_bytes_;  // per region
 

@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -114,6 +115,7 @@ struct dot_entry {
   std::uint32_t coefficient;  // constant index
   term_id x, y;
 };
+static_assert(sizeof(dot_entry) == 3 * sizeof(std::uint32_t), "a dot's slots are its entries, word for word");
 // A summand of store::sum_of: a·b, or a alone when b is no_term.
 struct summand {
   term_id a;
@@ -1048,25 +1050,42 @@ inline term_id store::apply(function f, std::span<const term_id> xs) {
 }
 
 inline term_id store::dot(std::vector<dot_entry>& es) {
-  for (auto& e : es)
-    if (e.y < e.x) std::swap(e.x, e.y);
   auto key = [](const dot_entry& e) { return (std::uint64_t{e.x} << 32) | e.y; };
-  auto less = [&](const dot_entry& a, const dot_entry& b) { return key(a) < key(b); };
-  // A loop's products mostly arrive in the order their inputs were first loaded: sorted already.
-  if (!std::is_sorted(es.begin(), es.end(), less)) std::sort(es.begin(), es.end(), less);
-  std::size_t out = 0;
-  for (std::size_t i = 0; i < es.size();) {
-    std::size_t j = i + 1;
-    std::uint32_t c = es[i].coefficient;
-    if (j < es.size() && key(es[j]) == key(es[i])) {
-      rational sum = constants_[c];
-      while (j < es.size() && key(es[j]) == key(es[i])) sum += constants_[es[j++].coefficient];
-      c = intern_constant(sum);
+  // One pass puts each pair in id order and sees whether the entries are sorted already: a loop's
+  // products mostly arrive in the order their inputs were first loaded.
+  bool sorted = true, distinct = true;
+  for (std::size_t i = 0; i < es.size(); ++i) {
+    auto& e = es[i];
+    if (e.y < e.x) std::swap(e.x, e.y);
+    if (i > 0) {
+      std::uint64_t previous = key(es[i - 1]), k = key(e);
+      sorted = sorted && previous <= k;
+      distinct = distinct && previous != k;
     }
-    if (c != zero_index) es[out++] = {c, es[i].x, es[i].y};
-    i = j;
   }
-  es.resize(out);
+  if (!sorted) {
+    std::sort(es.begin(), es.end(), [&](const dot_entry& a, const dot_entry& b) { return key(a) < key(b); });
+    distinct = std::adjacent_find(es.begin(), es.end(), [&](const dot_entry& a, const dot_entry& b) {
+                 return key(a) == key(b);
+               }) == es.end();
+  }
+  if (!distinct) {  // like products merge
+    std::size_t out = 0;
+    for (std::size_t i = 0; i < es.size();) {
+      std::size_t j = i + 1;
+      std::uint32_t c = es[i].coefficient;
+      if (j < es.size() && key(es[j]) == key(es[i])) {
+        rational sum = constants_[c];
+        while (j < es.size() && key(es[j]) == key(es[i])) sum += constants_[es[j++].coefficient];
+        c = intern_constant(sum);
+      }
+      if (c != zero_index) es[out++] = {c, es[i].x, es[i].y};
+      i = j;
+    }
+    es.resize(out);
+  } else {
+    std::erase_if(es, [](const dot_entry& e) { return e.coefficient == zero_index; });
+  }
   if (es.size() <= options_.flatten_limit) {
     std::vector<term_id> items;
     for (auto& e : es) {
@@ -1076,12 +1095,8 @@ inline term_id store::dot(std::vector<dot_entry>& es) {
     return add(items);
   }
   std::vector<std::uint32_t>& sl = dot_slot_scratch_;
-  sl.clear();
-  for (auto& e : es) {
-    sl.push_back(e.coefficient);
-    sl.push_back(e.x);
-    sl.push_back(e.y);
-  }
+  sl.resize(3 * es.size());
+  std::memcpy(sl.data(), es.data(), sl.size() * sizeof(std::uint32_t));  // dot_entry is three words
   return make(kind::dot, 0, sl);
 }
 
