@@ -89,6 +89,9 @@ expect(check_oob 2 "out-of-bounds.*stencil_oob.ptx:[0-9]+ \\(stencil_oob.cu:19\\
 expect(check_race 2 "race.*WAR race on shared reduce5::s\\[1\\]" check ${K}/reduction/v1_vs_v5.pair.json)
 expect(check_warp_synchronous 0 "equivalent" check --warp-synchronous ${K}/reduction/v1_vs_v5.pair.json)
 expect(check_deadlock 2 "deadlock" check ${K}/named_barriers/ref_vs_producer_short.pair.json)
+expect(check_float32_report 0 "equal over the reals\n  float32 on random inputs: max \\|difference\\| [0-9.e+-]+ \\(at y\\["
+       check ${K}/softmax/naive_vs_online.pair.json)
+expect(check_no_float32 0 "equal over the reals\n  \\(run " check --no-float32 ${K}/softmax/naive_vs_online.pair.json)
 expect(check_expect 0 "3 passed, 0 failed" check --expect -q ${K}/softmax/naive_vs_online.pair.json
        ${K}/bugs/stencil_ref_vs_oob.pair.json ${K}/reduction/v1_vs_v5.pair.json)
 expect(check_missing 4 "cannot|No such|does/not" check does/not/exist.pair.json)
