@@ -112,6 +112,29 @@ TEST_CASE("sum_of: what is not a product of two dot factors stays outside the do
   CHECK(equal(s, d, materialized(s, es)));
 }
 
+TEST_CASE("sum_of: a short sum among the summands gives its entries (a bias, a partial sum)") {
+  term::store s;
+  auto xs = products(s, 30);
+  // acc = bias; acc += a[i]·b[i]: the first step is a closed sum bias + a[0]·b[0].
+  term_id bias = s.input("bias");
+  std::vector<summand> started{{s.add(bias, s.mul(xs[0].a, xs[0].b))}};
+  started.insert(started.end(), xs.begin() + 1, xs.end());
+  std::vector<summand> at_end(xs.begin(), xs.end());
+  at_end.push_back({bias});
+  term_id a = s.sum_of(started), b = s.sum_of(at_end);
+  CHECK(a == b);  // one dot of all 30 products, plus the bias
+  REQUIRE(s.kind_of(a) == term::kind::add);
+  CHECK(s.sum_entries(a).size() == 2);
+  // and with a coefficient on the short sum's entries: 2·(a[0]·b[0] + 3) + …
+  std::vector<summand> scaled{{s.scale(2, s.add(s.mul(xs[0].a, xs[0].b), s.constant(3)))}};
+  scaled.insert(scaled.end(), xs.begin() + 1, xs.end());
+  term_id c = s.sum_of(scaled);
+  std::vector<summand> expected(xs.begin(), xs.end());
+  expected.push_back({xs[0].a, s.mul(xs[0].b, s.constant(1))});  // a second a[0]·b[0]
+  expected.push_back({s.constant(6)});
+  CHECK(c == s.sum_of(expected));
+}
+
 TEST_CASE("dot: fingerprints, evaluation and printing read it as the sum of its products") {
   term::store s;
   auto xs = products(s, 40);

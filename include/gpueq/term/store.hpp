@@ -1125,23 +1125,39 @@ inline term_id store::sum_of(std::span<const summand> xs) {
   std::vector<dot_entry> es;
   std::vector<term_id> items;
   es.reserve(xs.size());
+  // c·t for a term t (c a constant index): a product of two dot factors (or the square of one) is
+  // a dot entry; a sum short enough that add() would flatten it gives its own entries (so a sum
+  // that started from a bias or a short partial sum holds all its products in one dot); anything
+  // else is added as add() adds it.
+  auto term_summand = [&](auto& self, std::uint32_t c, term_id t) -> void {
+    const node& n = nodes_[t];
+    if (n.k == kind::mul && n.count <= 4) {
+      auto pe = product_entries(t);
+      if (pe.size() == 2 && pe[0].exponent == 1 && pe[1].exponent == 1 && dot_factor(pe[0].base) &&
+          dot_factor(pe[1].base) && !both_exp(pe[0].base, pe[1].base)) {
+        es.push_back({times(c, n.payload), pe[0].base, pe[1].base});
+        return;
+      }
+      if (pe.size() == 1 && pe[0].exponent == 2 && dot_factor(pe[0].base) && !both_exp(pe[0].base, pe[0].base)) {
+        es.push_back({times(c, n.payload), pe[0].base, pe[0].base});
+        return;
+      }
+    }
+    if (n.k == kind::add && n.count / 2 <= options_.flatten_limit) {
+      if (n.payload != zero_index) items.push_back(constant(constants_[times(c, n.payload)]));
+      for (auto e : sum_entries(t)) self(self, times(c, e.coefficient), e.term);
+      return;
+    }
+    if (c == one_index) {
+      items.push_back(t);
+    } else {
+      rational k = constants_[c];  // a copy: scale() may grow constants_
+      items.push_back(scale(k, t));
+    }
+  };
   for (const summand& x : xs) {
     if (x.b == no_term) {
-      // A product term of two dot factors (or the square of one) is a dot entry too.
-      const node& n = nodes_[x.a];
-      if (n.k == kind::mul && n.count <= 4) {
-        auto pe = product_entries(x.a);
-        if (pe.size() == 2 && pe[0].exponent == 1 && pe[1].exponent == 1 && dot_factor(pe[0].base) &&
-            dot_factor(pe[1].base) && !both_exp(pe[0].base, pe[1].base)) {
-          es.push_back({n.payload, pe[0].base, pe[1].base});
-          continue;
-        }
-        if (pe.size() == 1 && pe[0].exponent == 2 && dot_factor(pe[0].base) && !both_exp(pe[0].base, pe[0].base)) {
-          es.push_back({n.payload, pe[0].base, pe[0].base});
-          continue;
-        }
-      }
-      items.push_back(x.a);
+      term_summand(term_summand, one_index, x.a);
       continue;
     }
     std::uint32_t ca = 0, cb = 0;
