@@ -185,11 +185,10 @@ class symbolic_domain {
   }
 
  private:
-  // An entry of an open sum: a·b (an fma's product), a alone, or −a.
-  static constexpr term::term_id alone = term::no_term, negated = term::no_term - 1;
-  struct entry {
-    term::term_id a, b;
-  };
+  // An entry of an open sum: a·b (an fma's product) or a alone (b == no_term): the summands
+  // store::sum_of takes, so a sum closes without a copy.
+  using entry = term::summand;
+  static constexpr term::term_id alone = term::no_term;
   struct buffer {
     std::vector<entry> entries;
     std::vector<std::pair<std::uint32_t, term::term_id>> closed;  // (n, term) of earlier closes, by n
@@ -205,7 +204,7 @@ class symbolic_domain {
     if (y.open() && !negate) return add_to(y, x, false);
     term::term_id a = x.t, b = close(y);
     if (folds(a) || folds(b)) return of(negate ? s_.sub(a, b) : s_.add(a, b));
-    return start({a, alone}, {b, negate ? negated : alone});
+    return start({a, alone}, {negate ? s_.neg(b) : b, alone});
   }
 
   real fma(real x, real y, real z) {
@@ -223,7 +222,7 @@ class symbolic_domain {
       term::term_id b = close(y);
       if (s_.is_infinite(b)) return of(negate ? s_.sub(close(acc), b) : s_.add(close(acc), b));
       if (b == s_.zero()) return acc;
-      return append(acc, {b, negate ? negated : alone});
+      return append(acc, {negate ? s_.neg(b) : b, alone});
     }
     // Two open sums: y's entries continue acc (a split-K tree of partial sums becomes one sum).
     for (std::uint32_t i = 0; i < y.n; ++i) acc = append(acc, buffers_[y.t].entries[i]);
@@ -255,12 +254,6 @@ class symbolic_domain {
     return static_cast<std::uint32_t>(buffers_.size() - 1);
   }
 
-  term::summand summand_of(entry e) const {
-    if (e.b == alone) return {e.a};
-    if (e.b == negated) return {s_.neg(e.a)};
-    return {e.a, e.b};
-  }
-
   // The term of an open sum: one flat sum of its entries (store::sum_of: the products of a long
   // one go into a dot, without a term each), memoized per (buffer, n). A sum closed again after a
   // few more entries (a shared-memory accumulator whose every store the race context identifies)
@@ -272,14 +265,14 @@ class symbolic_domain {
     auto it = std::lower_bound(b.closed.begin(), b.closed.end(), v.n,
                                [](const std::pair<std::uint32_t, term::term_id>& c, std::uint32_t n) { return c.first < n; });
     if (it != b.closed.end() && it->first == v.n) return it->second;
-    std::uint32_t from = 0;
-    items_.clear();
+    term::term_id r;
     if (it != b.closed.begin() && v.n - (it - 1)->first < (it - 1)->first) {
-      items_.push_back({(it - 1)->second});
-      from = (it - 1)->first;
+      items_.assign(1, {(it - 1)->second});
+      items_.insert(items_.end(), b.entries.begin() + (it - 1)->first, b.entries.begin() + v.n);
+      r = s_.sum_of(items_);
+    } else {
+      r = s_.sum_of(std::span<const entry>(b.entries.data(), v.n));
     }
-    for (std::uint32_t i = from; i < v.n; ++i) items_.push_back(summand_of(b.entries[i]));
-    term::term_id r = s_.sum_of(items_);
     b.closed.insert(it, {v.n, r});
     return r;
   }
