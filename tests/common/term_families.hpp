@@ -4,6 +4,7 @@
 
 #include <gpueq/term/store.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@ namespace gpueq::families {
 
 using term::store;
 using term::term_id;
+using term::rational;
 
 inline term_id x(store& s, const char* name, std::uint32_t i) { return s.input(name, {i}); }
 inline term_id x2(store& s, const char* name, std::uint32_t i, std::uint32_t j) { return s.input(name, {i, j}); }
@@ -114,6 +116,89 @@ inline std::vector<term_id> attention_online(store& s, std::uint32_t n, std::uin
   }
   for (auto& a : acc) a = s.div(a, l);
   return acc;
+}
+
+// Σ xs as a CTA reduces it: `lanes` chains over the elements i ≡ lane (mod lanes), then a
+// pairwise tree over the lanes (so sums of sums nest beyond the store's flatten limit).
+inline term_id block_sum(store& s, const std::vector<term_id>& xs, std::uint32_t lanes = 128) {
+  std::vector<term_id> partial(std::min<std::size_t>(lanes, xs.size()), s.zero());
+  for (std::size_t i = 0; i < xs.size(); ++i) partial[i % partial.size()] = s.add(partial[i % partial.size()], xs[i]);
+  while (partial.size() > 1) {
+    std::vector<term_id> next;
+    for (std::size_t i = 0; i + 1 < partial.size(); i += 2) next.push_back(s.add(partial[i], partial[i + 1]));
+    if (partial.size() % 2) next.push_back(partial.back());
+    partial.swap(next);
+  }
+  return partial[0];
+}
+
+// LayerNorm's variance of x[0..n) around the mean m = Σxᵢ/n, a sum shared by every term:
+// two-pass Σᵢ (xᵢ − m)²/n (each square a product of sums).
+inline term_id variance_two_pass(store& s, std::uint32_t n) {
+  std::vector<term_id> xs, squares;
+  for (std::uint32_t i = 0; i < n; ++i) xs.push_back(x(s, "x", i));
+  term_id mean = s.scale(rational(1, n), block_sum(s, xs));
+  for (term_id xi : xs) squares.push_back(s.pow(s.sub(xi, mean), 2));
+  return s.scale(rational(1, n), block_sum(s, squares));
+}
+
+// One-pass Σᵢ xᵢ²/n − m²; with `divisor` ≠ n the mean is taken as Σxᵢ/divisor (a wrong variant).
+inline term_id variance_one_pass(store& s, std::uint32_t n, std::uint32_t divisor = 0) {
+  std::vector<term_id> xs, squares;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    xs.push_back(x(s, "x", i));
+    squares.push_back(s.mul(xs.back(), xs.back()));
+  }
+  term_id mean = s.scale(rational(1, divisor ? divisor : n), block_sum(s, xs));
+  return s.sub(s.scale(rational(1, n), block_sum(s, squares)), s.pow(mean, 2));
+}
+
+// LayerNorm outputs yᵢ = (xᵢ − m)·rsqrt(var + eps)·γᵢ + βᵢ with either variance.
+inline std::vector<term_id> layernorm(store& s, std::uint32_t n, bool two_pass) {
+  std::vector<term_id> xs;
+  for (std::uint32_t i = 0; i < n; ++i) xs.push_back(x(s, "x", i));
+  term_id mean = s.scale(rational(1, n), block_sum(s, xs));
+  term_id var = two_pass ? variance_two_pass(s, n) : variance_one_pass(s, n);
+  term_id rstd = s.rsqrt(s.add(var, s.input("eps")));
+  std::vector<term_id> y;
+  for (std::uint32_t i = 0; i < n; ++i)
+    y.push_back(s.add(s.mul(std::vector<term_id>{s.sub(xs[i], mean), rstd, x(s, "gamma", i)}), x(s, "beta", i)));
+  return y;
+}
+
+// FlashAttention-1 style: like attention_online, but the output is kept normalized after every
+// tile, o = (l_old·e^(m_old − m_new)/l_new)·o + (1/l_new)·Σⱼ pⱼ·v[j] (a running quotient).
+inline std::vector<term_id> attention_online_normalized(store& s, std::uint32_t n, std::uint32_t d, term_id scale,
+                                                        std::uint32_t tile) {
+  term_id m = s.infinity(true), l = s.zero();
+  std::vector<term_id> o(d, s.zero());
+  for (std::uint32_t j0 = 0; j0 < n; j0 += tile) {
+    std::vector<term_id> score;
+    term_id tile_max = m;
+    for (std::uint32_t j = j0; j < j0 + tile && j < n; ++j) {
+      term_id dot = s.zero();
+      for (std::uint32_t c = 0; c < d; ++c) dot = s.fma(x(s, "q", c), x2(s, "k", j, c), dot);
+      score.push_back(s.mul(dot, scale));
+      tile_max = s.max(tile_max, score.back());
+    }
+    std::vector<term_id> p;
+    term_id l_tile = s.zero();
+    for (term_id sc : score) {
+      p.push_back(s.exp(s.sub(sc, tile_max)));
+      l_tile = s.add(l_tile, p.back());
+    }
+    term_id kept = j0 == 0 ? s.zero() : s.mul(l, s.exp(s.sub(m, tile_max)));
+    term_id l_new = s.add(kept, l_tile);
+    term_id corr = s.div(kept, l_new), inv = s.inv(l_new);
+    for (std::uint32_t c = 0; c < d; ++c) {
+      term_id pv = s.zero();
+      for (std::uint32_t j = j0; j < j0 + tile && j < n; ++j) pv = s.fma(p[j - j0], x2(s, "v", j, c), pv);
+      o[c] = s.add(s.mul(corr, o[c]), s.mul(inv, pv));
+    }
+    m = tile_max;
+    l = l_new;
+  }
+  return o;
 }
 
 }  // namespace gpueq::families

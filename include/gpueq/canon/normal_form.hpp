@@ -17,7 +17,9 @@
 // softmax, whose denominators differ by the factor e^(−max), meet without cross-multiplying.
 //
 // Accumulation chains stay linear: a sum that is used once, by another sum, is not normalized on
-// its own; its parent walks into it and adds its terms into one mutable accumulator.
+// its own; its parent walks into it and adds its terms into one mutable accumulator. A product of
+// sums used by a sum is expanded over the large sums it shares with its siblings first (a
+// variance Σᵢ (xᵢ − m)² multiplies m·m once, not once per i: see over_parts).
 #pragma once
 
 #include <gpueq/support/arena.hpp>
@@ -31,6 +33,8 @@
 #include <boost/unordered/unordered_flat_set.hpp>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -76,6 +80,10 @@ struct normal_form_options {
   // Upper bound on the terms of all polynomials built, so that a blow-up (distributing a product
   // of large sums) ends as "unknown" instead of exhausting memory.
   std::uint64_t term_budget = 200'000'000;
+  // Expand a product of sums that a sum uses over the parts it shares with other products before
+  // multiplying out (see normal_forms::over_parts). Only the order of evaluation changes: the
+  // forms are the same polynomials under the same ids either way (tests compare the two).
+  bool expand_by_parts = true;
 };
 
 class normal_forms {
@@ -89,6 +97,7 @@ class normal_forms {
         mono_table_(0, entry_hash{}, entry_eq{this}),
         poly_table_(0, entry_hash{}, entry_eq{this}) {
     monos_.push_back({nullptr, 0, 0});
+    mono_terms_.push_back(s_.one());
     mono_table_.insert(table_entry{unit_mono, monos_[unit_mono].hash});
     polys_.push_back({nullptr, 0, support::mix64(0x9e37)});
     poly_table_.insert(table_entry{zero_poly, polys_[zero_poly].hash});
@@ -97,6 +106,15 @@ class normal_forms {
   }
 
   poly_id one_poly() const { return one_poly_; }
+
+  // Drops the memoized forms of terms (interned monomials and polynomials stay, so ids keep their
+  // meaning) and takes new options: a term normalized again afterwards goes the new options' way.
+  // For tests that compare two evaluation orders within one set of ids.
+  void forget_terms(normal_form_options options) {
+    options_ = options;
+    memo_.clear();
+    over_parts_memo_.clear();
+  }
 
   // The normal form of a term (memoized).
   fraction of(term_id root);
@@ -181,8 +199,9 @@ class normal_forms {
   }
   static std::uint64_t hash_poly(std::span<const poly_term> t) {
     std::uint64_t h = support::mix64(0x9e37);
+    // (mono, ex) as one word: two mixes a term instead of four (interning long sums hashes them all).
     for (auto& x : t)
-      h = support::hash_combine(support::hash_combine(support::hash_combine(h, x.mono), x.ex),
+      h = support::hash_combine(support::hash_combine(h, (static_cast<std::uint64_t>(x.mono) << 32) | x.ex),
                                 x.coefficient.hash());
     return h;
   }
@@ -218,7 +237,7 @@ class normal_forms {
         key = s_.power_product(pe);
       }
       if (mono_id m = mono_slot(key); m != unit_mono) return m;
-      mono_id m = new_mono(f, hash_mono(f));
+      mono_id m = new_mono(f, hash_mono(f), key);
       mono_slot(key) = m;
       return m;
     }
@@ -229,8 +248,10 @@ class normal_forms {
     mono_table_.insert(table_entry{id, key.hash});
     return id;
   }
-  mono_id new_mono(std::span<const mono_factor> f, std::uint64_t hash) {
+  // `as_term`: the monomial as a store term with coefficient 1, when known (see mono_term).
+  mono_id new_mono(std::span<const mono_factor> f, std::uint64_t hash, term_id as_term = term::no_term) {
     auto id = static_cast<mono_id>(monos_.size());
+    mono_terms_.push_back(as_term);
     auto stored = mono_factors_.append(f.begin(), f.end());
     monos_.push_back({stored.data(), static_cast<std::uint32_t>(f.size()), hash});
     return id;
@@ -262,12 +283,14 @@ class normal_forms {
   mono_id mono_mul(mono_id a, mono_id b, std::int32_t b_power = 1) {
     if (b == unit_mono) return a;
     if (a == unit_mono && b_power == 1) return b;
-    std::uint64_t key = (static_cast<std::uint64_t>(a) << 32) | b;
+    // a·b = b·a: one memo entry for both orders (a product of sums meets both).
+    std::uint64_t key = b_power == 1 && b < a ? (static_cast<std::uint64_t>(b) << 32) | a
+                                              : (static_cast<std::uint64_t>(a) << 32) | b;
     if (b_power == 1) {
       auto it = mono_mul_memo_.find(key);
       if (it != mono_mul_memo_.end()) return it->second;
     }
-    std::vector<mono_factor> out;
+    boost::container::small_vector<mono_factor, 16> out;
     auto fa = factors(a), fb = factors(b);
     out.reserve(fa.size() + fb.size());
     std::size_t i = 0, j = 0;
@@ -286,6 +309,16 @@ class normal_forms {
     mono_id r = intern_mono(out);
     if (b_power == 1) mono_mul_memo_.emplace(key, r);
     return r;
+  }
+  // The monomial as a store term with coefficient 1 (x, x·y², max(x, y)/z): the key node of a
+  // monomial of inputs, else built once.
+  term_id mono_term(mono_id m) {
+    if (mono_terms_[m] != term::no_term) return mono_terms_[m];
+    std::vector<term_id> fs;
+    for (auto f : factors(m)) fs.push_back(s_.pow(f.atom, f.exponent));
+    term_id t = s_.mul(fs);
+    mono_terms_[m] = t;
+    return t;
   }
   mono_id mono_pow(mono_id a, std::int32_t e) {
     if (a == unit_mono || e == 1) return a;
@@ -320,31 +353,68 @@ class normal_forms {
     }
     return a;
   }
+  struct sort_key {
+    std::uint64_t key;  // (mono, ex)
+    std::uint32_t index;
+  };
+  // Sorts by key, least significant 11 bits first: a product of sums sorts 10⁵ keys at a time,
+  // where std::sort's comparisons were most of the work.
+  void radix_sort(std::vector<sort_key>& keys) {
+    std::uint64_t used = 0;
+    for (auto& k : keys) used |= k.key;
+    auto& other = radix_scratch_;
+    other.resize(keys.size());
+    constexpr int digit = 11;
+    constexpr std::size_t buckets = std::size_t{1} << digit;
+    const int bits = static_cast<int>(std::bit_width(used));
+    for (int shift = 0; shift < bits; shift += digit) {
+      std::array<std::uint32_t, buckets> count{};
+      for (auto& k : keys) ++count[(k.key >> shift) & (buckets - 1)];
+      if (count[(keys[0].key >> shift) & (buckets - 1)] == keys.size()) continue;  // one digit: in order
+      std::uint32_t sum = 0;
+      for (auto& c : count) sum += std::exchange(c, sum);
+      for (auto& k : keys) other[count[(k.key >> shift) & (buckets - 1)]++] = k;
+      keys.swap(other);
+    }
+  }
   poly_id finish(accumulator& acc) {
     auto& t = acc.terms;
+    bool merged = false;
     // A chain's terms often arrive in order already (monomials are numbered as they are first seen).
     if (!std::is_sorted(t.begin(), t.end(), key_less)) {
       if (t.size() < 64) {
         std::sort(t.begin(), t.end(), key_less);
       } else {
-        // Long ones (a product of sums) sort 16-byte (key, index) pairs and then move the terms
-        // into that order: cheaper than sorting the terms themselves. Equal keys may come in any
-        // order, their coefficients are summed exactly below.
+        // Long ones (a product of sums) sort 16-byte (key, index) pairs and then gather the terms
+        // in that order, summing the coefficients of equal keys (which come in any order) as they
+        // are gathered: cheaper than sorting the terms themselves.
         auto& keys = key_scratch_;
         keys.clear();
+        // The key (mono, ex) packed into as few bits as the largest ids need, for the radix sort.
+        poly_id max_ex = 0;
+        for (auto& x : t) max_ex = std::max(max_ex, x.ex);
+        const int ex_bits = static_cast<int>(std::bit_width(max_ex));
         for (std::size_t i = 0; i < t.size(); ++i)
-          keys.push_back({(static_cast<std::uint64_t>(t[i].mono) << 32) | t[i].ex, static_cast<std::uint32_t>(i)});
-        std::sort(keys.begin(), keys.end(), [](const sort_key& a, const sort_key& b) { return a.key < b.key; });
+          keys.push_back({(static_cast<std::uint64_t>(t[i].mono) << ex_bits) | t[i].ex, static_cast<std::uint32_t>(i)});
+        if (keys.size() < 1024) std::sort(keys.begin(), keys.end(), [](const sort_key& a, const sort_key& b) { return a.key < b.key; });
+        else radix_sort(keys);
         auto& sorted = term_scratch_;
         sorted.clear();
         sorted.reserve(t.size());
-        for (auto& k : keys) sorted.push_back(std::move(t[k.index]));
+        for (std::size_t i = 0; i < keys.size();) {
+          poly_term x = std::move(t[keys[i].index]);
+          std::size_t j = i + 1;
+          for (; j < keys.size() && keys[j].key == keys[i].key; ++j) x.coefficient += t[keys[j].index].coefficient;
+          if (x.coefficient != 0) sorted.push_back(std::move(x));
+          i = j;
+        }
         t.swap(sorted);
         sorted.clear();
+        merged = true;
       }
     }
-    std::size_t out = 0;
-    for (std::size_t i = 0; i < t.size();) {
+    std::size_t out = merged ? t.size() : 0;
+    for (std::size_t i = merged ? t.size() : 0; i < t.size();) {
       std::size_t j = i + 1;
       while (j < t.size() && t[j].mono == t[i].mono && t[j].ex == t[i].ex) t[i].coefficient += t[j++].coefficient;
       if (t[i].coefficient != 0) {
@@ -428,7 +498,15 @@ class normal_forms {
                         std::to_string(tb.size()) + " terms would exceed the budget of " +
                         std::to_string(options_.term_budget) + " terms");
     accumulator acc = new_accumulator();
-    if (a == b) {  // a square (a variance's (x − mean)²): each cross term once, doubled
+    mul_into(acc, a, b);
+    poly_id r = finish(acc);
+    mul_memo_.emplace(key, r);
+    return r;
+  }
+  // Adds the terms of a·b to acc (not merged: finish() does that).
+  void mul_into(accumulator& acc, poly_id a, poly_id b) {
+    auto ta = terms(a), tb = terms(b);
+    if (a == b) {  // a square: each cross term once, doubled
       for (std::size_t i = 0; i < ta.size(); ++i) {
         const poly_term& x = ta[i];
         acc.add(mono_mul(x.mono, x.mono), poly_add(x.ex, x.ex), x.coefficient * x.coefficient);
@@ -440,9 +518,6 @@ class normal_forms {
       for (auto& x : ta)
         for (auto& y : tb) acc.add(mono_mul(x.mono, y.mono), poly_add(x.ex, y.ex), x.coefficient * y.coefficient);
     }
-    poly_id r = finish(acc);
-    mul_memo_.emplace(key, r);
-    return r;
   }
 
   // ---- the translation-invariant order used to pick a denominator's leading term -----------
@@ -474,26 +549,36 @@ class normal_forms {
     return 0;
   }
 
-  fraction normalize(poly_id num, poly_id den) {
-    if (den == zero_poly) throw term::term_error("division by zero");
-    if (den == one_poly_ || num == zero_poly) return {num, one_poly_};
+  struct normalizer {
+    coefficient_t c;  // den · (c·m·e^h) has leading term 1
+    mono_id m;
+    poly_id h;
+    poly_id den;  // the normalized denominator
+  };
+  // The same denominator is normalized again and again (every output of a softmax shares it, and
+  // every step of a running quotient meets its own): its inverse leading term and normalized form
+  // are memoized, also for a denominator that is normalized already (finding its leading term is a
+  // pass over all its terms).
+  normalizer normalizer_of(poly_id den) {
+    if (auto it = normalizers_.find(den); it != normalizers_.end()) return it->second;
     auto td = terms(den);
     const poly_term* lead = &td[0];
     for (auto& t : td.subspan(1)) {
       int c = compare_poly(t.ex, lead->ex);
       if (c > 0 || (c == 0 && compare_mono(t.mono, lead->mono) > 0)) lead = &t;
     }
-    if (lead->coefficient == 1 && lead->mono == unit_mono && lead->ex == zero_poly) return {num, den};
-    // The same denominator is normalized again and again (every output of a softmax shares it):
-    // its inverse leading term and normalized form are memoized.
-    auto it = normalizers_.find(den);
-    if (it == normalizers_.end()) {
-      normalizer z{coefficient_t(1) / lead->coefficient, mono_pow(lead->mono, -1),
-                   poly_scale(lead->ex, coefficient_t(-1)), zero_poly};
+    normalizer z{coefficient_t(1), unit_mono, zero_poly, den};
+    if (!(lead->coefficient == 1 && lead->mono == unit_mono && lead->ex == zero_poly)) {
+      z = {coefficient_t(1) / lead->coefficient, mono_pow(lead->mono, -1), poly_scale(lead->ex, coefficient_t(-1)), zero_poly};
       z.den = poly_times_unit(den, z.c, z.m, z.h);
-      it = normalizers_.emplace(den, std::move(z)).first;
     }
-    const normalizer& z = it->second;
+    normalizers_.emplace(den, z);
+    return z;
+  }
+  fraction normalize(poly_id num, poly_id den) {
+    if (den == zero_poly) throw term::term_error("division by zero");
+    if (den == one_poly_ || num == zero_poly) return {num, one_poly_};
+    const normalizer z = normalizer_of(den);
     return {poly_times_unit(num, z.c, z.m, z.h), z.den};
   }
 
@@ -519,9 +604,21 @@ class normal_forms {
   std::optional<poly_id> unit_quotient(poly_id p, poly_id d) {
     if (d == one_poly_ || p == zero_poly || terms(p).size() != terms(d).size()) return std::nullopt;
     if (p == d) return one_poly_;
-    fraction f = normalize(p, p);  // p·z with z the inverse of p's leading term (memoized per p)
-    if (f.den != d) return std::nullopt;
-    const normalizer& z = normalizers_.at(p);
+    // Multiplying by c·m·e^h maps monomials one to one, so p and d must have as many distinct
+    // monomials (terms are sorted by monomial first): a pass without arithmetic rules out most
+    // candidates (Σⱼ vⱼ·e^(sⱼ) against Σⱼ e^(sⱼ)) before p is normalized.
+    auto distinct_monos = [&](poly_id x) {
+      std::size_t n = 0;
+      mono_id last = 0;
+      for (auto& t : terms(x)) {
+        if (n == 0 || t.mono != last) ++n;
+        last = t.mono;
+      }
+      return n;
+    };
+    if (distinct_monos(p) != distinct_monos(d)) return std::nullopt;
+    const normalizer z = normalizer_of(p);  // p·z is p normalized, z the inverse of p's leading term
+    if (z.den != d) return std::nullopt;
     return poly_times_unit(one_poly_, coefficient_t(1) / z.c, mono_pow(z.m, -1), poly_scale(z.h, coefficient_t(-1)));
   }
   fraction pow_fraction(fraction a, std::int64_t e) {
@@ -542,13 +639,27 @@ class normal_forms {
 
   fraction constant_fraction(const coefficient_t& c) {
     if (c == 0) return {zero_poly, one_poly_};
-    std::vector<poly_term> t{{unit_mono, zero_poly, c}};
-    return {intern_poly(t), one_poly_};
+    const poly_term t{unit_mono, zero_poly, c};
+    return {intern_poly(std::span<const poly_term>(&t, 1)), one_poly_};
   }
   fraction atom_fraction(term_id atom) {
     mono_factor f{atom, 1};
-    std::vector<poly_term> t{{intern_mono(std::span<const mono_factor>(&f, 1)), zero_poly, coefficient_t(1)}};
-    return {intern_poly(t), one_poly_};
+    const poly_term t{intern_mono(std::span<const mono_factor>(&f, 1)), zero_poly, coefficient_t(1)};
+    return {intern_poly(std::span<const poly_term>(&t, 1)), one_poly_};
+  }
+  // Multiplies the unit m·e^h by base^exponent when base's form is one term m'·e^h' (an input,
+  // an exponential, an atom); false, and m·e^h unchanged, otherwise.
+  bool fold_factor(term_id base, std::int32_t exponent, mono_id& m, poly_id& h) {
+    if (s_.kind_of(base) == term::kind::input) {
+      m = mono_mul(m, monomial_of(base), exponent);
+      return true;
+    }
+    const fraction g = form(base);
+    if (g.den != one_poly_ || terms(g.num).size() != 1 || terms(g.num)[0].coefficient != 1) return false;
+    const poly_term& u = terms(g.num)[0];
+    m = mono_mul(m, u.mono, exponent);
+    h = poly_add(h, poly_scale(u.ex, coefficient_t(exponent)));
+    return true;
   }
 
   // The normal form of a node whose children's forms are known (or inlined).
@@ -602,7 +713,7 @@ class normal_forms {
         std::sort(mono_scratch_.begin(), mono_scratch_.end(),
                   [](const mono_factor& a, const mono_factor& b) { return a.atom < b.atom; });
       }
-      m = new_mono(mono_scratch_, hash_mono(mono_scratch_));
+      m = new_mono(mono_scratch_, hash_mono(mono_scratch_), key);
       mono_slot(key) = m;
     }
     mono_slot(t) = m;
@@ -624,12 +735,50 @@ class normal_forms {
   }
   fraction nested_of(term_id t);
   term_id rescaled_sum(term_id t) const;
+  bool unit_product(term_id t) const;
+
+  // ---- products of sums, expanded over their parts -----------------------------------------
+  // Σᵢ (xᵢ − m)² with m = Σⱼ xⱼ/n a shared sum, multiplied out product by product, costs n times
+  // the size of m², although the result has that size. Instead, a product of sums used by a sum
+  // is first expanded over its *parts*: a sum factor is written as its entries, and an entry that
+  // is a large shared polynomial (memoized, at least part_min_terms terms) stays one variable,
+  // a part atom (its own term id in a monomial). The parent sum gathers the terms of all such
+  // products by their product of parts (Σᵢ xᵢ² + (−2/n·Σᵢ xᵢ)·m + (n/n²)·m²) and multiplies each
+  // distinct product of parts out once. Part atoms never reach a finished form: they are
+  // substituted within parts_of_sum.
+  static constexpr std::size_t part_min_terms = 16;
+  bool product_of_sums(term_id t) const;
+  bool is_part(term_id t) const {
+    if (is_monomial(t)) return false;
+    const term::kind k = s_.kind_of(t);
+    if (k != term::kind::add && k != term::kind::mul) return false;
+    auto it = memo_.find(t);
+    return it != memo_.end() && it->second.den == one_poly_ && terms(it->second.num).size() >= part_min_terms;
+  }
+  mono_id part_mono(term_id t) {
+    part_atoms_.insert(t);
+    mono_factor f{t, 1};
+    return intern_mono(std::span<const mono_factor>(&f, 1));
+  }
+  std::optional<poly_id> over_parts(term_id product);
+  std::optional<poly_id> sum_over_parts(term_id sum);
+  std::pair<mono_id, mono_id> split_parts(mono_id m);
+  poly_id parts_product(mono_id parts);
+  poly_id poly_pow(poly_id p, std::int32_t e) {
+    poly_id r = one_poly_;
+    for (; e > 0; e >>= 1) {
+      if (e & 1) r = poly_mul(r, p);
+      if (e > 1) p = poly_mul(p, p);
+    }
+    return r;
+  }
 
   term::store& s_;
   normal_form_options options_;
   // Interned monomials and polynomials live in arenas: spans into them stay valid while new ones
   // are interned (polynomial arithmetic reads its operands while it interns results).
   std::vector<range<mono_factor>> monos_;
+  std::vector<term_id> mono_terms_;  // mono_term(m), where known (no_term: not yet)
   support::stable_arena<mono_factor> mono_factors_;
   boost::unordered_flat_set<table_entry, entry_hash, entry_eq> mono_table_;
   std::vector<range<poly_term>> polys_;
@@ -641,6 +790,15 @@ class normal_forms {
   boost::unordered_flat_map<std::uint64_t, poly_id> add_memo_, mul_memo_;
   boost::unordered_flat_map<term_id, fraction> memo_;
   boost::unordered_flat_map<poly_id, term_id> poly_term_memo_;
+  // (kind, function, argument polynomials…) → the atom standing for that application (canonical_atom).
+  struct key_hash {
+    std::size_t operator()(const std::vector<std::uint32_t>& k) const {
+      std::uint64_t h = 0x6a09e667f3bcc909ULL;
+      for (auto x : k) h = support::hash_combine(h, x);
+      return static_cast<std::size_t>(h);
+    }
+  };
+  boost::unordered_flat_map<std::vector<std::uint32_t>, term_id, key_hash> atom_of_form_;
   // Pass state of of(): references to sums and products within the cone being normalized, and
   // the nodes walked by the sum that uses them (see of()).
   struct reference {
@@ -653,19 +811,17 @@ class normal_forms {
   std::vector<mono_id> mono_of_term_;  // monomial_of(t) by term id; unit_mono: not computed yet
   std::vector<coefficient_t> coefficients_;  // coefficient(index), where coefficient_known_
   std::vector<std::uint8_t> coefficient_known_;
-  struct normalizer {
-    coefficient_t c;  // den · (c·m·e^h) has leading term 1
-    mono_id m;
-    poly_id h;
-    poly_id den;  // the normalized denominator
-  };
   boost::unordered_flat_map<poly_id, normalizer> normalizers_;
   std::vector<std::vector<poly_term>> spare_terms_;  // storage of finished accumulators
-  struct sort_key {
-    std::uint64_t key;  // (mono, ex)
-    std::uint32_t index;
-  };
   std::vector<sort_key> key_scratch_;   // finish()
+  std::vector<sort_key> radix_scratch_;
+  // Products of sums over parts (see over_parts): the terms used as part atoms, each sum's form
+  // over its parts (nothing: not a polynomial), monomials split into (other atoms, part atoms),
+  // and the multiplied-out products of parts.
+  boost::unordered_flat_set<term_id> part_atoms_;
+  boost::unordered_flat_map<term_id, std::optional<poly_id>> over_parts_memo_;
+  boost::unordered_flat_map<mono_id, std::pair<mono_id, mono_id>> split_memo_;
+  boost::unordered_flat_map<mono_id, poly_id> parts_product_memo_;
   std::vector<poly_term> term_scratch_;
 };
 
@@ -738,16 +894,36 @@ inline fraction normal_forms::of(term_id root) {
   // inputs and exponentials, as in an online softmax's D·e^(m_old − m_new)) used only by a sum,
   // together with its S when S is used only there: the parent's walk carries the factor u down to
   // S's terms. Without this, a running rescaled sum of n steps costs n²/2 term operations.
+  // A product of sums used only by a sum is walked too, and expanded over its parts (over_parts):
+  // a variance Σᵢ (xᵢ − m)² with m a shared sum multiplies m·m once, not n times.
+  // A sum whose every use is as a factor of such walked products is left to them as well: they
+  // read its entries (sum_over_parts), and its own form is built only if one of them needs it.
+  boost::unordered_flat_map<term_id, std::uint32_t> factor_uses;  // by walked products of sums
   for (auto t = order.rbegin(); t != order.rend(); ++t) {
     if (*t == root) continue;
     auto r = refs_.find(*t);
-    if (r == refs_.end() || r->second.count != 1 || memo_.contains(*t)) continue;
+    if (r == refs_.end() || memo_.contains(*t)) continue;
+    term::kind k = s_.kind_of(*t);
+    if (k == term::kind::add) {
+      auto u = factor_uses.find(*t);
+      if (u != factor_uses.end() && u->second == r->second.count) {
+        walk_.insert(*t);
+        continue;
+      }
+    }
+    if (r->second.count != 1) continue;
     term_id parent = r->second.parent;
-    term::kind pk = s_.kind_of(parent), k = s_.kind_of(*t);
-    bool walked_by_sum = pk == term::kind::add && (k == term::kind::add || rescaled_sum(*t) != term::no_term);
+    term::kind pk = s_.kind_of(parent);
+    const bool by_parts = options_.expand_by_parts && product_of_sums(*t);
+    bool walked_by_sum =
+        pk == term::kind::add &&
+        (k == term::kind::add || rescaled_sum(*t) != term::no_term || by_parts || unit_product(*t));
     bool base_of_walked_rescale =
         pk == term::kind::mul && walk_.contains(parent) && rescaled_sum(parent) == *t;
     if (walked_by_sum || base_of_walked_rescale) walk_.insert(*t);
+    if (walked_by_sum && by_parts)
+      for (auto f : s_.product_entries(*t))
+        if (s_.kind_of(f.base) == term::kind::add) ++factor_uses[f.base];
   }
   // Pass 2: normalize in post-order; walked nodes are left to the sum that walks them.
   for (term_id t : order) {
@@ -768,6 +944,17 @@ inline fraction normal_forms::nested_of(term_id t) {
   refs_ = std::move(saved_refs);
   walk_ = std::move(saved_walk);
   return r;
+}
+
+// A product none of whose factors is a sum or a product (x·e^h, p·V[j][c], 2·max(a, b)/y): a
+// sum that uses it adds its one term directly, instead of a one-term polynomial interned for it.
+inline bool normal_forms::unit_product(term_id t) const {
+  if (s_.kind_of(t) != term::kind::mul || is_monomial(t)) return false;
+  for (auto f : s_.product_entries(t)) {
+    term::kind k = s_.kind_of(f.base);
+    if (k == term::kind::add || k == term::kind::mul || k == term::kind::constant || s_.is_infinite(f.base)) return false;
+  }
+  return true;
 }
 
 // S when t is S·u with S a sum (exponent 1) and u a product of inputs and exponentials (any
@@ -809,6 +996,11 @@ inline fraction normal_forms::compute(term_id t) {
               fs[i].den = one_poly_;
             }
       }
+      // Single terms first: their product is one term, and a long numerator (a running output
+      // N·(l_old/l_new)·e^(m_old − m_new)) is then multiplied once, not once per factor.
+      std::stable_sort(fs.begin(), fs.end(), [&](const fraction& a, const fraction& b) {
+        return terms(a.num).size() < terms(b.num).size();
+      });
       fraction r = constant_fraction(s_.product_coefficient(t));
       for (auto& f : fs) r = mul_fractions(r, f);
       return r;
@@ -844,26 +1036,63 @@ inline normal_forms::sum_parts normal_forms::parts_of_sum(term_id t) {
     mono_id m;
     poly_id h;
   };
+  // c·(m·e^h)·f for a form f.
+  auto add_form = [&](const fraction& f, const coefficient_t& c, mono_id m, poly_id h) {
+    accumulator& acc = f.den == one_poly_ ? plain : group_for(f.den);
+    for (auto& x : terms(f.num)) acc.add(mono_mul(x.mono, m), poly_add(x.ex, h), x.coefficient * c);
+  };
+  // Terms of walked products of sums, by the product of parts they multiply (a monomial of part
+  // atoms, see over_parts): like products of parts meet here and are multiplied out once, below.
+  std::vector<std::pair<mono_id, accumulator>> by_parts;
+  boost::unordered_flat_map<mono_id, std::size_t> parts_group;
   std::vector<item> work{{t, coefficient_t(1), unit_mono, zero_poly}};
   coefficient_t c0 = 0;
   while (!work.empty()) {
     item w = std::move(work.back());
     work.pop_back();
     const bool plain_unit = w.m == unit_mono && w.h == zero_poly;
-    if (s_.kind_of(w.u) == term::kind::mul) {  // a walked rescaled sum S·u: fold u into the unit
-      const term_id sum = rescaled_sum(w.u);
-      for (auto f : s_.product_entries(w.u)) {
-        if (f.base == sum) continue;
-        // An input or an exponential: its form is one term m'·e^h' with coefficient 1.
-        const poly_term& u = terms(form(f.base).num)[0];
-        w.m = mono_mul(w.m, u.mono, f.exponent);
-        w.h = poly_add(w.h, poly_scale(u.ex, coefficient_t(f.exponent)));
-      }
-      work.push_back({sum, w.c * coefficient_t(s_.product_coefficient(w.u)), w.m, w.h});
+    if (unit_product(w.u)) {  // c·Π fᵢ^eᵢ, each fᵢ a single term: one term, folded like a unit
+      coefficient_t c = w.c * coefficient(s_.at(w.u).payload);
+      mono_id m = w.m;
+      poly_id h = w.h;
+      bool single = true;
+      for (auto f : s_.product_entries(w.u))
+        if (!fold_factor(f.base, f.exponent, m, h)) {
+          single = false;  // an application that simplified to a sum (exp(log(a + b)))
+          break;
+        }
+      if (!single) add_form(form(w.u), w.c, w.m, w.h);
+      else if (m == unit_mono && h == zero_poly) c0 += c;
+      else plain.add(m, h, std::move(c));
       continue;
     }
-    if (s_.sum_constant(w.u) != 0) {
-      coefficient_t k = w.c * coefficient_t(s_.sum_constant(w.u));
+    if (s_.kind_of(w.u) == term::kind::mul && rescaled_sum(w.u) == term::no_term) {  // a product of sums
+      const std::optional<poly_id> p = over_parts(w.u);
+      if (!p) {  // not a polynomial: its form, as for an entry that is not walked
+        add_form(form(w.u), w.c, w.m, w.h);
+        continue;
+      }
+      for (auto& x : terms(*p)) {
+        const auto [rest, parts] = split_parts(x.mono);
+        accumulator* acc = &plain;
+        if (parts != unit_mono) {
+          auto [it, fresh] = parts_group.try_emplace(parts, by_parts.size());
+          if (fresh) by_parts.emplace_back(parts, new_accumulator());
+          acc = &by_parts[it->second].second;
+        }
+        acc->add(mono_mul(rest, w.m), poly_add(x.ex, w.h), x.coefficient * w.c);
+      }
+      continue;
+    }
+    if (s_.kind_of(w.u) == term::kind::mul) {  // a walked rescaled sum S·u: fold u into the unit
+      const term_id sum = rescaled_sum(w.u);
+      for (auto f : s_.product_entries(w.u))
+        if (f.base != sum) fold_factor(f.base, f.exponent, w.m, w.h);  // an input or an exponential
+      work.push_back({sum, w.c * coefficient(s_.at(w.u).payload), w.m, w.h});
+      continue;
+    }
+    if (s_.at(w.u).payload != term::store::zero_index) {  // the sum's constant
+      coefficient_t k = w.c * coefficient(s_.at(w.u).payload);
       if (plain_unit) c0 += k;
       else plain.add(w.m, w.h, std::move(k));
     }
@@ -892,15 +1121,109 @@ inline normal_forms::sum_parts normal_forms::parts_of_sum(term_id t) {
         work.push_back({e.term, std::move(c), w.m, w.h});
         continue;
       }
-      const fraction f = form(e.term);
-      accumulator& acc = f.den == one_poly_ ? plain : group_for(f.den);
-      for (auto& x : terms(f.num)) acc.add(mono_mul(x.mono, w.m), poly_add(x.ex, w.h), x.coefficient * c);
+      add_form(form(e.term), c, w.m, w.h);
     }
   }
+  // Each distinct product of parts, times the sum of everything it multiplies.
+  for (auto& [parts, acc] : by_parts) mul_into(plain, finish(acc), parts_product(parts));
   plain.add(unit_mono, zero_poly, c0);
   sum_parts parts{finish(plain), {}};
   for (auto& g : groups) parts.fractions.push_back({finish(g.acc), g.den});
   return parts;
+}
+
+// A product that a sum may expand over parts: some factor is a sum with a positive exponent, and
+// none is a sum in a denominator (a rescaled sum S·u keeps its own walk).
+inline bool normal_forms::product_of_sums(term_id t) const {
+  if (s_.kind_of(t) != term::kind::mul || rescaled_sum(t) != term::no_term) return false;
+  bool any = false;
+  for (auto f : s_.product_entries(t)) {
+    if (s_.kind_of(f.base) != term::kind::add) continue;
+    if (f.exponent < 0) return false;
+    any = true;
+  }
+  return any;
+}
+
+// The product as a polynomial over parts (see part_min_terms): its sum factors over their parts,
+// its other factors as their forms; nothing when a factor is not a polynomial.
+inline std::optional<poly_id> normal_forms::over_parts(term_id product) {
+  poly_id r = constant_fraction(s_.product_coefficient(product)).num;
+  for (auto f : s_.product_entries(product)) {
+    poly_id p;
+    if (s_.kind_of(f.base) == term::kind::add && f.exponent > 0) {
+      std::optional<poly_id> q = sum_over_parts(f.base);
+      if (!q) return std::nullopt;
+      p = poly_pow(*q, f.exponent);
+    } else {
+      fraction g = pow_fraction(form(f.base), f.exponent);
+      if (g.den != one_poly_) return std::nullopt;
+      p = g.num;
+    }
+    r = poly_mul(r, p);
+  }
+  return r;
+}
+
+// A sum over its parts: its entries that are parts become part atoms, the others contribute their
+// forms. A sum none of whose entries is a part is itself a part when it is one (Σᵢ S² → (Σ 1)·S²),
+// else its form.
+inline std::optional<poly_id> normal_forms::sum_over_parts(term_id sum) {
+  if (auto it = over_parts_memo_.find(sum); it != over_parts_memo_.end()) return it->second;
+  std::optional<poly_id> r;
+  const auto entries = s_.sum_entries(sum);
+  if (std::none_of(entries.begin(), entries.end(), [&](const term::sum_entry& e) { return is_part(e.term); })) {
+    if (is_part(sum)) {
+      const poly_term atom{part_mono(sum), zero_poly, coefficient_t(1)};
+      r = intern_poly(std::span<const poly_term>(&atom, 1));
+    } else if (fraction f = form(sum); f.den == one_poly_) {
+      r = f.num;
+    }
+  } else {
+    accumulator acc = new_accumulator();
+    acc.add(unit_mono, zero_poly, coefficient_t(s_.sum_constant(sum)));
+    bool polynomial = true;
+    for (auto e : entries) {
+      const coefficient_t& c = coefficient(e.coefficient);
+      if (is_part(e.term)) {
+        acc.add(part_mono(e.term), zero_poly, c);
+        continue;
+      }
+      const fraction f = form(e.term);
+      if (f.den != one_poly_) {
+        polynomial = false;
+        break;
+      }
+      for (auto& x : terms(f.num)) acc.add(x.mono, x.ex, x.coefficient * c);
+    }
+    if (!polynomial) acc.terms.clear();
+    poly_id p = finish(acc);
+    if (polynomial) r = p;
+  }
+  over_parts_memo_.emplace(sum, r);
+  return r;
+}
+
+// A monomial split into (its other atoms, its part atoms).
+inline std::pair<mono_id, mono_id> normal_forms::split_parts(mono_id m) {
+  auto fs = factors(m);
+  if (std::none_of(fs.begin(), fs.end(), [&](const mono_factor& f) { return part_atoms_.contains(f.atom); }))
+    return {m, unit_mono};
+  if (auto it = split_memo_.find(m); it != split_memo_.end()) return it->second;
+  std::vector<mono_factor> rest, parts;
+  for (auto f : fs) (part_atoms_.contains(f.atom) ? parts : rest).push_back(f);
+  std::pair<mono_id, mono_id> r{intern_mono(rest), intern_mono(parts)};
+  split_memo_.emplace(m, r);
+  return r;
+}
+
+// Π Pᵢ^eᵢ for a monomial of part atoms, multiplied out (each part's form is memoized).
+inline poly_id normal_forms::parts_product(mono_id parts) {
+  if (auto it = parts_product_memo_.find(parts); it != parts_product_memo_.end()) return it->second;
+  poly_id r = one_poly_;
+  for (auto f : factors(parts)) r = poly_mul(r, poly_pow(form(f.atom).num, f.exponent));
+  parts_product_memo_.emplace(parts, r);
+  return r;
 }
 
 inline fraction normal_forms::compute_sum(term_id t) {
@@ -952,6 +1275,32 @@ inline poly_id normal_forms::exponent_of(term_id a) {
 // canonical arguments; if that simplifies (max(x, x) = x), the simpler term's form is used.
 inline fraction normal_forms::canonical_atom(term_id t) {
   using term::kind;
+  // Arguments that are polynomials with two or more terms would be rebuilt as sums, on which no
+  // constructor simplifies (max/min only sort and deduplicate them): such an application is keyed
+  // by its kind and its arguments' forms instead (max/min: sorted, duplicates dropped), and the
+  // first one seen stands for all of them. Rebuilding the arguments as terms cost more than
+  // everything else in a LayerNorm decision (a variance's 33k monomials under a sqrt), and a tenth
+  // of an attention decision (every score of a row under its max).
+  if (const kind k = s_.kind_of(t); k != kind::exp) {
+    std::vector<std::uint32_t> key{static_cast<std::uint32_t>(k), k == kind::apply ? s_.at(t).payload : 0u};
+    bool plain = true;
+    for (term_id a : s_.args(t)) {
+      const fraction f = form(a);
+      if (f.den != one_poly_ || terms(f.num).size() < 2) {
+        plain = false;
+        break;
+      }
+      key.push_back(f.num);
+    }
+    if (plain) {
+      if (k == kind::max || k == kind::min) {
+        std::sort(key.begin() + 2, key.end());
+        key.erase(std::unique(key.begin() + 2, key.end()), key.end());
+        if (key.size() == 3) return {key[2], one_poly_};  // max(a, a) = a
+      }
+      return atom_fraction(atom_of_form_.try_emplace(std::move(key), t).first->second);
+    }
+  }
   std::vector<term_id> args;
   for (term_id a : s_.args(t)) args.push_back(to_term(form(a)));
   term_id u;
@@ -975,12 +1324,18 @@ inline fraction normal_forms::canonical_atom(term_id t) {
 inline term_id normal_forms::poly_to_term(poly_id p) {
   if (auto it = poly_term_memo_.find(p); it != poly_term_memo_.end()) return it->second;
   std::vector<term_id> summands;
+  summands.reserve(terms(p).size());
   for (auto& t : terms(p)) {
-    std::vector<term_id> fs;
-    fs.push_back(s_.constant(t.coefficient.to_rational()));
-    for (auto f : factors(t.mono)) fs.push_back(s_.pow(f.atom, f.exponent));
-    if (t.ex != zero_poly) fs.push_back(s_.exp(poly_to_term(t.ex)));
-    summands.push_back(s_.mul(fs));
+    // c·m·e^h as mul() would build it from its factors, made from m's own node: a long argument
+    // (a variance's 33k monomials under a sqrt) was mostly spent in mul()'s general path.
+    term_id x = mono_term(t.mono);
+    if (t.ex != zero_poly) {
+      term_id e = s_.exp(poly_to_term(t.ex));
+      x = t.mono == unit_mono ? e : s_.mul(x, e);
+    }
+    summands.push_back(t.mono == unit_mono && t.ex == zero_poly ? s_.constant(t.coefficient.to_rational())
+                       : t.coefficient == 1                     ? x
+                                                                : s_.scale(t.coefficient.to_rational(), x));
   }
   term_id r = summands.empty() ? s_.zero() : s_.add(summands);
   poly_term_memo_.emplace(p, r);

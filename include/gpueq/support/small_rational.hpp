@@ -10,6 +10,7 @@
 #include <gpueq/support/hash.hpp>
 #include <gpueq/support/rational.hpp>
 
+#include <algorithm>
 #include <compare>
 #include <cstdint>
 #include <limits>
@@ -141,6 +142,9 @@ class small_rational {
   static std::uint64_t gcd64(std::uint64_t a, std::uint64_t b) {
     if (a == 0) return b;
     if (b == 0) return a;
+    // A power of two (the denominator of a float constant, 1/256): the gcd is the smaller power
+    // of two dividing both, without the loop.
+    if ((a & (a - 1)) == 0 || (b & (b - 1)) == 0) return std::uint64_t{1} << std::min(__builtin_ctzll(a), __builtin_ctzll(b));
     int shift = __builtin_ctzll(a | b);
     a >>= __builtin_ctzll(a);
     do {
