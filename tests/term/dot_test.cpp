@@ -170,3 +170,38 @@ TEST_CASE("dot: import into a store that made the inputs in another order gives 
   term_id outer = a.exp(a.add(da, a.input("x", {0})));
   CHECK(term::to_string(b, b.import(a, outer, memo)) == term::to_string(a, outer));
 }
+
+TEST_CASE("dot: normal forms read its products in every position a dot can take") {
+  // The normal forms fold each product of a dot into one term of the accumulator that reads it
+  // (no term is made for it): at the root, as an entry of a sum, under exp, as a factor, with
+  // exponential and squared factors, and with a factor whose form is not one term.
+  term::store s;
+  auto xs = products(s, 24);
+  term_id x = s.input("x", {0}), y = s.input("y", {0});
+  xs.push_back({s.exp(x), s.input("v", {0})});
+  xs.push_back({s.input("a", {1}), s.input("a", {1})});       // a[1]²
+  // max(P, P') of two equal polynomials written apart: a dot factor whose form is P, not one term
+  term_id one = s.constant(1);
+  term_id p1 = s.mul(s.add(x, one), s.add(y, one)), p2 = s.add(std::vector<term_id>{s.mul(x, y), x, y, one});
+  REQUIRE(p1 != p2);
+  xs.push_back({s.max(p1, p2), s.input("w", {0})});
+  term_id d = s.sum_of(xs), m = materialized(s, xs);
+  REQUIRE(s.kind_of(d) == term::kind::dot);
+  term_id b = s.input("bias");
+  const std::pair<term_id, term_id> uses[] = {
+      {d, m},
+      {s.add(d, b), s.add(m, b)},
+      {s.exp(s.scale(support::rational(1, 8), d)), s.exp(s.scale(support::rational(1, 8), m))},
+      {s.mul(d, s.add(x, b)), s.mul(m, s.add(x, b))},
+      {s.div(b, d), s.div(b, m)},
+      {s.add(s.mul(d, d), s.exp(x)), s.add(s.mul(m, m), s.exp(x))},
+  };
+  for (auto [with_dot, with_sum] : uses) {
+    CAPTURE(term::to_string(s, with_sum).substr(0, 80));
+    CHECK(equal(s, with_dot, with_sum));
+    CHECK(canon::decide(s, with_dot, s.add(with_sum, s.mul(x, y))).kind == canon::verdict_kind::different);
+  }
+  // Fresh normal forms per side: a dot met first and a sum met first give the same form.
+  canon::normal_forms nf1(s), nf2(s);
+  CHECK(nf1.to_term(nf1.of(d)) == nf2.to_term(nf2.of(m)));
+}

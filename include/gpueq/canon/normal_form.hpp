@@ -830,6 +830,7 @@ inline std::size_t normal_forms::child_count(term_id t) const {
   switch (s_.kind_of(t)) {
     case kind::add:
     case kind::mul: return s_.slots(t).size() / 2;
+    case kind::dot: return s_.slots(t).size() / 3 * 2;  // x and y of each entry
     case kind::exp:
     case kind::log:
     case kind::sqrt:
@@ -845,6 +846,10 @@ inline term_id normal_forms::child(term_id t, std::size_t i) const {
   switch (s_.kind_of(t)) {
     case kind::add: return s_.sum_entries(t)[i].term;
     case kind::mul: return s_.product_entries(t)[i].base;
+    case kind::dot: {
+      const term::dot_entry& e = s_.dot_entries(t)[i / 2];
+      return i % 2 ? e.y : e.x;
+    }
     default: return s_.args(t)[i];
   }
 }
@@ -878,7 +883,7 @@ inline fraction normal_forms::of(term_id root) {
       term_id c = child(parent, f.next++);
       if (is_monomial(c)) continue;  // built on the fly: never visited nor memoized
       term::kind ck = s_.kind_of(c);
-      if (ck == term::kind::add || ck == term::kind::mul) {
+      if (ck == term::kind::add || ck == term::kind::mul || ck == term::kind::dot) {
         auto [it, fresh] = refs_.try_emplace(c, reference{0, parent});
         ++it->second.count;
       }
@@ -917,7 +922,8 @@ inline fraction normal_forms::of(term_id root) {
     const bool by_parts = options_.expand_by_parts && product_of_sums(*t);
     bool walked_by_sum =
         pk == term::kind::add &&
-        (k == term::kind::add || rescaled_sum(*t) != term::no_term || by_parts || unit_product(*t));
+        (k == term::kind::add || k == term::kind::dot || rescaled_sum(*t) != term::no_term || by_parts ||
+         unit_product(*t));
     bool base_of_walked_rescale =
         pk == term::kind::mul && walk_.contains(parent) && rescaled_sum(parent) == *t;
     if (walked_by_sum || base_of_walked_rescale) walk_.insert(*t);
@@ -978,9 +984,9 @@ inline fraction normal_forms::compute(term_id t) {
     case kind::pos_inf: throw unsupported("an infinity inside an expression has no normal form");
     case kind::input: return atom_fraction(t);
     case kind::add: return compute_sum(t);
-    // A dot is the sum of its products (the store keeps them without a term each; here they are
-    // made, once, when two sides differ enough to need normal forms).
-    case kind::dot: return form(s_.dot_as_sum(t));
+    // A dot is a sum of products that have no term each: parts_of_sum folds each product into one
+    // term of the accumulator, as it does for a sum's entries.
+    case kind::dot: return compute_sum(t);
     case kind::mul: {
       // Cancel a factor's numerator against another factor's denominator first (a/d · d·u =
       // a·u), whatever order the factors come in, so that no denominator is multiplied out only
@@ -1064,6 +1070,28 @@ inline normal_forms::sum_parts normal_forms::parts_of_sum(term_id t) {
       if (!single) add_form(form(w.u), w.c, w.m, w.h);
       else if (m == unit_mono && h == zero_poly) c0 += c;
       else plain.add(m, h, std::move(c));
+      continue;
+    }
+    if (s_.kind_of(w.u) == term::kind::dot) {  // Σ cᵢ·xᵢ·yᵢ: each product is one term c·m·e^h
+      const auto entries = s_.dot_entries(w.u);
+      constexpr std::size_t ahead = 8;
+      auto hint = [&](std::size_t j) {
+        if (j < entries.size()) read_ahead(entries[j].x), read_ahead(entries[j].y);
+      };
+      for (std::size_t j = 0; j < ahead; ++j) hint(j);
+      for (std::size_t j = 0; j < entries.size(); ++j) {
+        hint(j + ahead);
+        const term::dot_entry e = entries[j];
+        coefficient_t c = e.coefficient == term::store::one_index ? w.c : w.c * coefficient(e.coefficient);
+        mono_id m = w.m;
+        poly_id h = w.h;
+        if (fold_factor(e.x, 1, m, h) && fold_factor(e.y, 1, m, h)) {
+          if (m == unit_mono && h == zero_poly) c0 += c;
+          else plain.add(m, h, std::move(c));
+        } else {  // a factor whose form is not one term (exp(log(a + b)))
+          add_form(mul_fractions(form(e.x), form(e.y)), c, w.m, w.h);
+        }
+      }
       continue;
     }
     if (s_.kind_of(w.u) == term::kind::mul && rescaled_sum(w.u) == term::no_term) {  // a product of sums
