@@ -34,6 +34,7 @@ struct options {
   unsigned jobs = 0;
   bool json = false;
   bool expect = false, all = false, no_race = false, no_float32 = false, warp_synchronous = false, quiet = false;
+  bool fast = false;
 };
 
 int exit_for(check::verdict v) {
@@ -104,6 +105,7 @@ std::optional<check::verdict> check_one(const std::string& file, const options& 
     co.float32_report = !o.no_float32;
     co.race.warp_synchronous = o.warp_synchronous;
     co.compare.stop_at_first_difference = !o.all;
+    co.compare.decide.fast = o.fast;
     co.engine.max_resident_mib = o.max_memory;
     co.threads = o.jobs ? o.jobs : cli::default_jobs();
     cli::progress progress(file, !o.quiet && !o.json);
@@ -127,7 +129,7 @@ std::optional<check::verdict> check_one(const std::string& file, const options& 
       if (r.compared)
         j["elements"] = {{"total", r.compared->elements}, {"equal", r.compared->equal}, {"different", r.compared->different},
                          {"unknown", r.compared->unknown}, {"written_by_one", r.compared->written_by_one},
-                         {"unwritten", r.compared->unwritten}};
+                         {"unwritten", r.compared->unwritten}, {"by_fingerprint", r.compared->by_fingerprint}};
       if (r.counterexample)
         j["counterexample"] = {{"tensor", r.counterexample->tensor}, {"index", r.counterexample->index},
                                {"real_reference", r.counterexample->real_reference},
@@ -226,6 +228,10 @@ cli::registrar reg("check", [](CLI::App& app) -> cli::runner {
   c->add_flag("--no-float32", o->no_float32,
               "Skip the float32 side report (both kernels run once more in float32 on random inputs to show their "
               "numerical difference; on the largest pairs that is a fifth of the time)");
+  c->add_flag("--fast", o->fast,
+              "Accept output elements whose fingerprints (random evaluations modulo a 62-bit prime) agree as equal, "
+              "without normal forms: equal with high probability, not proved (the summary counts them). Differences "
+              "are still shown with a counterexample; the runs and the race analysis are the same");
   c->add_flag("--warp-synchronous", o->warp_synchronous,
               "Legacy pre-Volta mode: threads of one warp never race with each other");
   c->add_option("--counterexample", o->counterexample_file,

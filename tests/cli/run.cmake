@@ -92,6 +92,14 @@ expect(check_deadlock 2 "deadlock" check ${K}/named_barriers/ref_vs_producer_sho
 expect(check_float32_report 0 "equal over the reals\n  float32 on random inputs: max \\|difference\\| [0-9.e+-]+ \\(at y\\["
        check ${K}/softmax/naive_vs_online.pair.json)
 expect(check_no_float32 0 "equal over the reals\n  \\(run " check --no-float32 ${K}/softmax/naive_vs_online.pair.json)
+# --fast: elements whose terms differ but whose fingerprints agree are counted as such (the online
+# softmax's outputs are not identical terms to the naive ones), and a difference is still a
+# difference with a counterexample.
+expect(check_fast 0 "equivalent\n  all 256 .* equal over the reals; 256 of them by equal fingerprints only"
+       check --fast --no-float32 ${K}/softmax/naive_vs_online.pair.json)
+expect(check_fast_json 0 "\"by_fingerprint\": 256" check --fast --json --no-float32 ${K}/softmax/naive_vs_online.pair.json)
+expect(check_fast_different 1 "not-equivalent.*counterexample: at "
+       check --fast --no-float32 ${K}/attention/flash2_vs_no_rescale.pair.json)
 expect(check_expect 0 "3 passed, 0 failed" check --expect -q ${K}/softmax/naive_vs_online.pair.json
        ${K}/bugs/stencil_ref_vs_oob.pair.json ${K}/reduction/v1_vs_v5.pair.json)
 expect(check_missing 4 "cannot|No such|does/not" check does/not/exist.pair.json)

@@ -41,6 +41,9 @@ struct element_result {
 
 struct comparison {
   std::uint64_t elements = 0, equal = 0, different = 0, unknown = 0, written_by_one = 0, unwritten = 0;
+  // Of `equal`: those accepted on equal fingerprints alone (decide_options::fast): equal with high
+  // probability, not proved.
+  std::uint64_t by_fingerprint = 0;
   // Elements that are not proved equal, in tensor and index order (at most `max_reported`).
   std::vector<element_result> problems;
   double seconds = 0;
@@ -180,7 +183,10 @@ inline comparison compare(term::store& s, const outputs& reference, const output
       }
       canon::verdict& v = *verdicts[next++];  // decided: every obligation up to the first difference is
       switch (v.kind) {
-        case canon::verdict_kind::equal: ++c.equal; break;
+        case canon::verdict_kind::equal:
+          ++c.equal;
+          if (v.method == "fingerprint") ++c.by_fingerprint;
+          break;
         case canon::verdict_kind::different:
           ++c.different;
           note({name, i, element_status::different, v.method, {}, std::move(v.witness)});

@@ -530,6 +530,10 @@ inline void conclude(check_result& res, const term::store& s, const comparison& 
     res.v = verdict::equivalent;
     res.summary = "all " + std::to_string(c.equal) + " " + w.proved + " " + w.what + " " + w.equal +
                   (c.unwritten ? " (" + std::to_string(c.unwritten) + " elements written by neither)" : std::string());
+    // --fast: say how much of it rests on fingerprints, which are evidence, not a proof.
+    if (c.by_fingerprint)
+      res.summary += "; " + std::to_string(c.by_fingerprint) + " of them by equal fingerprints only (equal with "
+                     "high probability, not proved: check without --fast for a proof)";
   }
   for (auto& p : c.problems) {
     if (res.examples.size() >= 3) break;
