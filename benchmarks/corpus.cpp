@@ -7,6 +7,8 @@
 //   bench_corpus [-jN] [substring]     N threads (default 1), only pairs whose path has the substring
 //   bench_corpus --sgemm-k 256,512     instead: the 128x128-tile SGEMM pair at those K (issue 8's
 //                                      SGEMM target is K = 4096; the corpus pair has K = 128)
+//   --no-float32                       without the float32 side report (gpueq check --no-float32)
+//   --fast                             fingerprints accepted as equal (gpueq check --fast)
 #include "bench.hpp"
 
 #include "../examples/specs/corpus.hpp"  // pairs whose reference is a registered specification
@@ -37,13 +39,20 @@ double since(std::chrono::steady_clock::time_point t0) {
 }
 
 // The child's work: one line "verdict parse ref cand race decide total steps terms".
-std::string measure(const std::string& f, unsigned threads) {
+struct mode {
+  unsigned threads = 1;
+  bool float32 = true, fast = false;
+};
+
+std::string measure(const std::string& f, const mode& how) {
   auto t0 = std::chrono::steady_clock::now();
   check::pair_spec spec = check::load_spec(f);
   check::resolved_pair pair = check::resolve(spec);
   double parse = since(t0);
   check::check_options o;
-  o.threads = threads;
+  o.threads = how.threads;
+  o.float32_report = how.float32;
+  o.compare.decide.fast = how.fast;
   auto t1 = std::chrono::steady_clock::now();
   check::check_result r = spec.reference_spec ? check::check_against_spec(spec, pair, o) : check::check_pair(spec, pair, o);
   double total = parse + since(t1);
@@ -97,10 +106,12 @@ std::string scaled_sgemm(unsigned k) {
 int main(int argc, char** argv) {
   namespace fs = std::filesystem;
   std::string filter;
-  unsigned threads = 1;
+  mode how;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a.starts_with("-j")) threads = static_cast<unsigned>(std::max(1, std::atoi(a.c_str() + 2)));
+    if (a.starts_with("-j")) how.threads = static_cast<unsigned>(std::max(1, std::atoi(a.c_str() + 2)));
+    else if (a == "--no-float32") how.float32 = false;
+    else if (a == "--fast") how.fast = true;
     else filter = a;
   }
   std::vector<std::string> files, names;
@@ -123,9 +134,10 @@ int main(int argc, char** argv) {
     std::sort(files.begin(), files.end());
     for (auto& f : files) names.push_back(fs::relative(f, fs::path(GPUEQ_SOURCE_DIR) / "examples" / "kernels").string());
   }
-  std::printf("%u thread(s); times in seconds; run ref/cand: symbolic execution with the race analysis (CPU "
-              "seconds summed over threads), race: its share of them\n",
-              threads);
+  std::printf("%u thread(s)%s%s; times in seconds; run ref/cand: symbolic execution with the race analysis (CPU "
+              "seconds summed over threads), race: its share of them; total: wall clock%s\n",
+              how.threads, how.float32 ? "" : ", --no-float32", how.fast ? ", --fast" : "",
+              how.float32 ? ", with the float32 side report" : "");
   std::printf("%-46s %-14s %6s %7s %7s %6s %7s %7s %11s %8s %6s\n", "pair", "verdict", "parse", "run ref", "run cand",
               "race", "decide", "total", "thread-ins", "terms", "MiB");
   std::fflush(stdout);
@@ -139,7 +151,7 @@ int main(int argc, char** argv) {
       close(fd[0]);
       std::string line;
       try {
-        line = measure(f, threads);
+        line = measure(f, how);
       } catch (const std::exception& e) {
         line = "error";
       }

@@ -165,6 +165,8 @@ class store {
     if (memo[t] != no_term) return memo[t];
     std::vector<std::pair<term_id, bool>> work{{t, false}};
     std::vector<std::uint32_t> s;
+    // 0, 1 and −1 have the same index in every store: most coefficients need no re-interning.
+    auto constant = [&](std::uint32_t i) { return i <= minus_one_index ? i : intern_constant(from.constants_[i]); };
     while (!work.empty()) {
       auto [x, expanded] = work.back();
       if (memo[x] != no_term) {
@@ -181,26 +183,26 @@ class store {
       }
       work.pop_back();
       if (n.k == kind::dot) {  // ids differ here, and a dot's entries are in id order: order them again
-        std::vector<dot_entry> es;
-        for (auto e : from.dot_entries(x))
-          es.push_back({intern_constant(from.constants_[e.coefficient]), memo[e.x], memo[e.y]});
+        std::vector<dot_entry>& es = import_scratch_;
+        es.clear();
+        for (auto e : from.dot_entries(x)) es.push_back({constant(e.coefficient), memo[e.x], memo[e.y]});
         memo[x] = dot(es);
         continue;
       }
       s.assign(children.begin(), children.end());
       std::uint32_t payload = n.payload;
       switch (n.k) {
-        case kind::constant: payload = intern_constant(from.constants_[payload]); break;
+        case kind::constant: payload = constant(payload); break;
         case kind::input: payload = tensor(from.tensor_names_[payload]); break;
         case kind::add:
-          payload = intern_constant(from.constants_[payload]);
+          payload = constant(payload);
           for (std::size_t i = 0; i < s.size(); i += 2) {
-            s[i] = intern_constant(from.constants_[s[i]]);
+            s[i] = constant(s[i]);
             s[i + 1] = memo[s[i + 1]];
           }
           break;
         case kind::mul:
-          payload = intern_constant(from.constants_[payload]);
+          payload = constant(payload);
           for (std::size_t i = 0; i < s.size(); i += 2) s[i] = memo[s[i]];
           break;
         case kind::neg_inf:
@@ -711,6 +713,7 @@ class store {
   std::vector<product_item> factor_scratch_;
   std::vector<term_id> exponent_scratch_;
   std::vector<std::uint32_t> dot_slot_scratch_;
+  std::vector<dot_entry> import_scratch_;
   term_id zero_ = 0, one_ = 0, minus_one_ = 0, neg_inf_ = 0, pos_inf_ = 0;
 };
 
