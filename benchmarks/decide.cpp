@@ -1,11 +1,14 @@
 // Decision-procedure benchmarks (issue: foundation): softmax naive vs online for N = 4…1024,
 // dot products written as a sequential chain vs a split-K tree for K = 1k…1M, and one attention
-// row naive vs tiled online. Prints build time (terms), decision time and the verdict.
+// row naive vs tiled online. Prints build time (terms), decision time and the verdict. The dot
+// products are built twice: one store operation per multiply-add (store::fma), and as a kernel's
+// symbolic run builds them (exec::symbolic_domain: open sums closed into one dot).
 //   build/benchmarks/bench_decide [--quick]
 #include "bench.hpp"
 #include "../tests/common/term_families.hpp"
 
 #include <gpueq/canon.hpp>
+#include <gpueq/exec/symbolic.hpp>
 
 #include <cstring>
 
@@ -50,6 +53,38 @@ int main(int argc, char** argv) {
       bench::row("dot chain vs split-K tree, K=" + std::to_string(k) + (fast ? " (--fast)" : ""), build, decide,
                  name(v.kind));
     }
+    // The same two sums as a symbolic kernel run builds them: fma on the domain's open sums, the
+    // split-K partial sums added pairwise, each side closed once (its output).
+    term::store s;
+    term::term_id a = 0, b = 0;
+    double build = bench::seconds([&] {
+      exec::symbolic_domain dom(s);
+      using real = exec::symbolic_domain::real;
+      auto fma = [&](real x, real y, real acc) {
+        const real args[3] = {x, y, acc};
+        return dom.arith(exec::aop::fma, args, exec::rkind::f32, {});
+      };
+      auto in = [&](const char* t, std::uint32_t i) { return exec::symbolic_domain::of(families::x(s, t, i)); };
+      real acc = exec::symbolic_domain::of(s.zero());
+      for (std::uint32_t i = 0; i < k; ++i) acc = fma(in("a", i), in("b", i), acc);
+      a = dom.finish(acc);
+      std::vector<real> partial(8, exec::symbolic_domain::of(s.zero()));
+      for (std::uint32_t i = 0; i < k; ++i) partial[i % 8] = fma(in("a", i), in("b", i), partial[i % 8]);
+      while (partial.size() > 1) {
+        std::vector<real> next;
+        for (std::size_t i = 0; i + 1 < partial.size(); i += 2) {
+          const real args[2] = {partial[i], partial[i + 1]};
+          next.push_back(dom.arith(exec::aop::add, args, exec::rkind::f32, {}));
+        }
+        partial.swap(next);
+      }
+      b = dom.finish(partial[0]);
+      dom.end_run();
+    });
+    canon::verdict v;
+    double decide = bench::seconds([&] { v = canon::decide(s, a, b); });
+    bench::row("dot via open sums (as a kernel run), K=" + std::to_string(k), build, decide,
+               name(v.kind));
   }
   {
     term::store s;
