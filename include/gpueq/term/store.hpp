@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -186,7 +187,7 @@ class store {
         std::vector<dot_entry>& es = import_scratch_;
         es.clear();
         for (auto e : from.dot_entries(x)) es.push_back({constant(e.coefficient), memo[e.x], memo[e.y]});
-        memo[x] = dot(es);
+        memo[x] = dot(es, n.hash);
         continue;
       }
       s.assign(children.begin(), children.end());
@@ -210,7 +211,7 @@ class store {
         default:
           for (auto& c : s) c = memo[c];
       }
-      memo[x] = make(n.k, payload, s);
+      memo[x] = make(n.k, payload, s, n.hash);
     }
     return memo[t];
   }
@@ -408,7 +409,9 @@ class store {
   // Σ cᵢ·xᵢ·yᵢ over dot factors (not two exponentials in one entry): entries put in canonical
   // shape (x ≤ y by id, sorted by (x, y), like products merged, zeros dropped), then a dot node, or
   // the add of the products when at most flatten_limit remain. Reorders `entries`.
-  term_id dot(std::vector<dot_entry>& entries);
+  // `known_hash`: the node's structural hash when the caller has it (import: a node's hash is the
+  // same in every store), so that it is not computed again from every entry's factors.
+  term_id dot(std::vector<dot_entry>& entries, std::optional<std::uint64_t> known_hash = std::nullopt);
 
   // The canonical operand order: constants, infinities, inputs by (tensor name, indices), then
   // compound terms by structural hash. Independent of construction order, so a fresh store that
@@ -561,8 +564,13 @@ class store {
 
   term_id make_leaf(kind k, std::uint32_t payload) { return make(k, payload, {}); }
 
-  term_id make(kind k, std::uint32_t payload, std::span<const std::uint32_t> s) {
-    key_view key{k, payload, s, structural_hash(k, payload, s)};
+  // `known_hash`: see dot().
+  term_id make(kind k, std::uint32_t payload, std::span<const std::uint32_t> s,
+               std::optional<std::uint64_t> known_hash = std::nullopt) {
+    key_view key{k, payload, s, known_hash ? *known_hash : structural_hash(k, payload, s)};
+#if GPUEQ_CHECK_INVARIANTS
+    GPUEQ_INVARIANT(!known_hash || *known_hash == structural_hash(k, payload, s), "a known hash is the structural one");
+#endif
     auto it = table_.find(key);
     if (it != table_.end()) return it->id;
     check_invariants(k, payload, s);
@@ -1052,7 +1060,7 @@ inline term_id store::apply(function f, std::span<const term_id> xs) {
   return make(kind::apply, static_cast<std::uint32_t>(f), s);
 }
 
-inline term_id store::dot(std::vector<dot_entry>& es) {
+inline term_id store::dot(std::vector<dot_entry>& es, std::optional<std::uint64_t> known_hash) {
   auto key = [](const dot_entry& e) { return (std::uint64_t{e.x} << 32) | e.y; };
   // One pass puts each pair in id order and sees whether the entries are sorted already: a loop's
   // products mostly arrive in the order their inputs were first loaded.
@@ -1100,7 +1108,7 @@ inline term_id store::dot(std::vector<dot_entry>& es) {
   std::vector<std::uint32_t>& sl = dot_slot_scratch_;
   sl.resize(3 * es.size());
   std::memcpy(sl.data(), es.data(), sl.size() * sizeof(std::uint32_t));  // dot_entry is three words
-  return make(kind::dot, 0, sl);
+  return make(kind::dot, 0, sl, known_hash);
 }
 
 inline term_id store::dot_as_sum(term_id t) {
