@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpueq::families {
@@ -55,12 +56,8 @@ inline term_id dot_chain(store& s, std::uint32_t k) {
   return acc;
 }
 
-// The same sum as a split-K kernel computes it: `lanes` interleaved partial sums, each a
-// sequential chain, then a pairwise tree over the partial sums.
-inline term_id dot_tree(store& s, std::uint32_t k, std::uint32_t lanes = 8) {
-  std::vector<term_id> partial(lanes, s.zero());
-  for (std::uint32_t i = 0; i < k; ++i)
-    partial[i % lanes] = s.fma(x(s, "a", i), x(s, "b", i), partial[i % lanes]);
+// Σ partial as a pairwise tree (a reduction's last stage over its partial sums).
+inline term_id pairwise_sum(store& s, std::vector<term_id> partial) {
   while (partial.size() > 1) {
     std::vector<term_id> next;
     for (std::size_t i = 0; i + 1 < partial.size(); i += 2) next.push_back(s.add(partial[i], partial[i + 1]));
@@ -68,6 +65,15 @@ inline term_id dot_tree(store& s, std::uint32_t k, std::uint32_t lanes = 8) {
     partial.swap(next);
   }
   return partial[0];
+}
+
+// The same sum as a split-K kernel computes it: `lanes` interleaved partial sums, each a
+// sequential chain, then a pairwise tree over the partial sums.
+inline term_id dot_tree(store& s, std::uint32_t k, std::uint32_t lanes = 8) {
+  std::vector<term_id> partial(lanes, s.zero());
+  for (std::uint32_t i = 0; i < k; ++i)
+    partial[i % lanes] = s.fma(x(s, "a", i), x(s, "b", i), partial[i % lanes]);
+  return pairwise_sum(s, std::move(partial));
 }
 
 // One row of attention: o[c] = Σⱼ softmax(q·kⱼ·scale)ⱼ v[j][c], c < d.
@@ -89,6 +95,20 @@ inline std::vector<term_id> attention_naive(store& s, std::uint32_t n, std::uint
   return o;
 }
 
+// The scores q·k[j]·scale of keys j0 ≤ j < end, each a sequential dot product; `running_max` is
+// maxed with each of them.
+inline std::vector<term_id> tile_scores(store& s, std::uint32_t j0, std::uint32_t end, std::uint32_t d, term_id scale,
+                                        term_id& running_max) {
+  std::vector<term_id> score;
+  for (std::uint32_t j = j0; j < end; ++j) {
+    term_id dot = s.zero();
+    for (std::uint32_t c = 0; c < d; ++c) dot = s.fma(x(s, "q", c), x2(s, "k", j, c), dot);
+    score.push_back(s.mul(dot, scale));
+    running_max = s.max(running_max, score.back());
+  }
+  return score;
+}
+
 // FlashAttention-style: tiles of `tile` keys, running max, rescaled numerators and denominator,
 // normalized at the end. `rescale = false` forgets to rescale the running output.
 inline std::vector<term_id> attention_online(store& s, std::uint32_t n, std::uint32_t d, term_id scale,
@@ -96,14 +116,8 @@ inline std::vector<term_id> attention_online(store& s, std::uint32_t n, std::uin
   term_id m = s.infinity(true), l = s.zero();
   std::vector<term_id> acc(d, s.zero());
   for (std::uint32_t j0 = 0; j0 < n; j0 += tile) {
-    std::vector<term_id> score;
     term_id tile_max = m;
-    for (std::uint32_t j = j0; j < j0 + tile && j < n; ++j) {
-      term_id dot = s.zero();
-      for (std::uint32_t c = 0; c < d; ++c) dot = s.fma(x(s, "q", c), x2(s, "k", j, c), dot);
-      score.push_back(s.mul(dot, scale));
-      tile_max = s.max(tile_max, score.back());
-    }
+    std::vector<term_id> score = tile_scores(s, j0, std::min(j0 + tile, n), d, scale, tile_max);
     term_id correction = rescale ? s.exp(s.sub(m, tile_max)) : s.one();
     l = s.mul(l, correction);
     for (auto& a : acc) a = s.mul(a, correction);
@@ -123,13 +137,7 @@ inline std::vector<term_id> attention_online(store& s, std::uint32_t n, std::uin
 inline term_id block_sum(store& s, const std::vector<term_id>& xs, std::uint32_t lanes = 128) {
   std::vector<term_id> partial(std::min<std::size_t>(lanes, xs.size()), s.zero());
   for (std::size_t i = 0; i < xs.size(); ++i) partial[i % partial.size()] = s.add(partial[i % partial.size()], xs[i]);
-  while (partial.size() > 1) {
-    std::vector<term_id> next;
-    for (std::size_t i = 0; i + 1 < partial.size(); i += 2) next.push_back(s.add(partial[i], partial[i + 1]));
-    if (partial.size() % 2) next.push_back(partial.back());
-    partial.swap(next);
-  }
-  return partial[0];
+  return pairwise_sum(s, std::move(partial));
 }
 
 // LayerNorm's variance of x[0..n) around the mean m = Σxᵢ/n, a sum shared by every term:
@@ -173,14 +181,8 @@ inline std::vector<term_id> attention_online_normalized(store& s, std::uint32_t 
   term_id m = s.infinity(true), l = s.zero();
   std::vector<term_id> o(d, s.zero());
   for (std::uint32_t j0 = 0; j0 < n; j0 += tile) {
-    std::vector<term_id> score;
     term_id tile_max = m;
-    for (std::uint32_t j = j0; j < j0 + tile && j < n; ++j) {
-      term_id dot = s.zero();
-      for (std::uint32_t c = 0; c < d; ++c) dot = s.fma(x(s, "q", c), x2(s, "k", j, c), dot);
-      score.push_back(s.mul(dot, scale));
-      tile_max = s.max(tile_max, score.back());
-    }
+    std::vector<term_id> score = tile_scores(s, j0, std::min(j0 + tile, n), d, scale, tile_max);
     std::vector<term_id> p;
     term_id l_tile = s.zero();
     for (term_id sc : score) {
