@@ -58,6 +58,7 @@ inline constexpr std::uint32_t cta_barrier_ids = 16;
 namespace detail {
 
 inline constexpr std::uint32_t none = 0xffffffffu;
+inline constexpr std::uint32_t fresh = 0xfffffffeu;  // word::bytes of a dense word no access touched yet
 
 struct epoch {
   std::uint32_t thread = none;
@@ -111,6 +112,7 @@ struct cell {
 struct word {
   cell whole;                 // the state of all four bytes while they share it
   std::uint32_t bytes = none;  // index into the split pool once a partial access divides them
+                               // (`fresh`: a dense word not yet touched in this run)
 };
 
 struct word_key {
@@ -186,6 +188,17 @@ class context {
     seg_.assign(threads_, 0);
     history_.assign(threads_, {});
     shadow_.clear();
+    for (auto [region, w] : touched_) dense_[region][w] = detail::word{{}, detail::fresh};
+    touched_.clear();
+    dense_.resize(info.regions.size());
+    for (std::size_t r = 0; r < info.regions.size(); ++r) {
+      // Shared memory is small and densely used (a GEMM tile is read by every thread between two
+      // barriers): its words are an array, found without hashing. Global memory is large and
+      // touched sparsely: a hash map.
+      std::uint64_t words = info.regions[r].space == exec::memory_space::shared ? (info.regions[r].bytes + 3) / 4 : 0;
+      if (words > dense_limit_words) words = 0;
+      dense_[r].resize(words, detail::word{{}, detail::fresh});
+    }
     split_.clear();
     sets_.clear();
     free_sets_.clear();
@@ -216,7 +229,7 @@ class context {
       const std::uint64_t base = w << 2;
       const std::uint64_t lo = base < a.offset ? a.offset - base : 0;
       const std::uint64_t hi = std::min<std::uint64_t>(end - base, 4);
-      detail::word& ws = shadow_[detail::word_key{w, a.region}];
+      detail::word& ws = word_at(a.region, w);
       if (ws.bytes == detail::none && lo == 0 && hi == 4) {
         visit(ws.whole, base);
         continue;
@@ -305,7 +318,7 @@ class context {
   const options& settings() const { return options_; }
 
   // For tests and benchmarks: the footprint is in touched words and live clocks.
-  std::size_t shadow_words() const { return shadow_.size(); }
+  std::size_t shadow_words() const { return shadow_.size() + touched_.size(); }
   std::size_t live_clocks() const { return clocks_.size() - free_clocks_.size(); }
 
  private:
@@ -376,6 +389,19 @@ class context {
   }
 
   // --- shadow memory --------------------------------------------------------------------------
+
+  detail::word& word_at(std::uint32_t region, std::uint64_t w) {
+    auto& dense = dense_[region];
+    if (w < dense.size()) {
+      detail::word& ws = dense[w];
+      if (ws.bytes == detail::fresh) {
+        ws.bytes = detail::none;
+        touched_.push_back({region, w});
+      }
+      return ws;
+    }
+    return shadow_[detail::word_key{w, region}];
+  }
 
   std::uint32_t new_set() {
     if (!free_sets_.empty()) {
@@ -576,7 +602,10 @@ class context {
   std::vector<std::uint32_t> free_pending_;
   std::array<std::uint32_t, cta_barrier_ids> all_arrive_generation_{};  // last generation nobody waited on
 
-  boost::unordered_flat_map<detail::word_key, detail::word, detail::word_key_hash> shadow_;
+  boost::unordered_flat_map<detail::word_key, detail::word, detail::word_key_hash> shadow_;  // global words
+  static constexpr std::uint64_t dense_limit_words = std::uint64_t{1} << 20;
+  std::vector<std::vector<detail::word>> dense_;               // per region: shared words, by word
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> touched_;  // dense words touched this run
   std::vector<std::array<detail::cell, 4>> split_;
   std::vector<detail::epoch_set> sets_;
   std::vector<std::uint32_t> free_sets_;
