@@ -171,6 +171,34 @@ TEST_CASE("dot: import into a store that made the inputs in another order gives 
   CHECK(term::to_string(b, b.import(a, outer, memo)) == term::to_string(a, outer));
 }
 
+TEST_CASE("dot: import from a fork keeps the ids both stores share and maps the rest") {
+  term::store s;
+  auto shared = products(s, 40);  // a[0..40), b[0..40) exist before the fork
+  term_id before = s.sum_of(shared);
+  term::store fork(s);
+  // The origin grows after the fork: ids it makes now mean other terms in the fork.
+  term_id later = s.exp(s.input("later", {7}));
+  // The fork builds a dot over shared inputs and inputs of its own, with a new constant and a new
+  // tensor name, and a term that existed at the fork.
+  auto xs = products(fork, 40, 20);  // a[20..60): half shared, half new in the fork
+  xs.push_back({fork.constant(support::rational(3, 5)), fork.input("only_in_fork", {1})});
+  term_id d = fork.sum_of(xs);
+  term_id e = fork.exp(fork.add(d, fork.input("later", {7})));
+  std::vector<term_id> memo;
+  CHECK(s.import(fork, before, memo) == before);  // existed at the fork: itself, nothing made
+  const std::size_t size = s.size();
+  term_id di = s.import(fork, d, memo);
+  term_id ei = s.import(fork, e, memo);
+  CHECK(s.size() > size);
+  // The same terms as building them in the origin (hash-consing finds them again).
+  auto ys = products(s, 40, 20);
+  ys.push_back({s.constant(support::rational(3, 5)), s.input("only_in_fork", {1})});
+  CHECK(di == s.sum_of(ys));
+  CHECK(ei == s.exp(s.add(s.sum_of(ys), s.input("later", {7}))));
+  CHECK(s.kind_of(s.arg(later)) == term::kind::input);
+  CHECK(term::to_string(s, ei) == term::to_string(fork, e));
+}
+
 TEST_CASE("dot: normal forms read its products in every position a dot can take") {
   // The normal forms fold each product of a dot into one term of the accumulator that reads it
   // (no term is made for it): at the root, as an entry of a sum, under exp, as a factor, with

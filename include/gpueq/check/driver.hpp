@@ -223,10 +223,27 @@ struct side_input {
   const char* name;  // "reference" / "candidate"
 };
 
+// Makes the term of every element of the launch's input tensors, in canonical order (by tensor
+// name, then row-major), before any CTA runs, when they number at most `limit`. A loop's products,
+// whose factors it loads in increasing index, then reach store::dot in id order (a GEMM tile's
+// dots need no sort, whatever order the threads first loaded them in), and run_sides' forks share
+// them. Otherwise inputs are made when first loaded; either way the terms are the same.
+inline void make_inputs(exec::symbolic_domain& d, const exec::launch& l, std::uint64_t limit = std::uint64_t{1} << 22) {
+  std::uint64_t total = 0;
+  for (auto& t : l.tensors)
+    if (t.input) total += t.elements();
+  if (total > limit) return;
+  for (std::uint32_t ti = 0; ti < l.tensors.size(); ++ti) {
+    const auto& t = l.tensors[ti];
+    if (!t.input) continue;
+    for (std::uint64_t e = 0; e < t.elements(); ++e) d.input(exec::input_ref{ti, t.name, e, t.shape, t.kind});
+  }
+}
+
 // Runs the CTAs of every side symbolically, as independent jobs on `options.threads` threads,
 // with the race context observing. The calling thread runs its jobs in `s`; every other thread
-// in a store of its own, whose outputs are imported into `s` afterwards (a CTA's terms do not
-// depend on the store they are built in). Results are collected in grid order, so reports are
+// in a store of its own (a fork of `s`), whose outputs are imported into `s` afterwards (a CTA's
+// terms do not depend on the store they are built in). Results are collected in grid order, so reports are
 // the same for any number of threads: the first failing CTA of a side stops that side (later
 // CTAs are skipped), the first CTA with a race report gives the side's race text, and the
 // inter-CTA pass adds CTAs in grid order.
@@ -279,10 +296,14 @@ inline std::vector<side_report> run_sides(term::store& s, const pair_spec& spec,
       return o;
     }
   };
+  // The other threads' stores are forks of s taken after its inputs are made (make_inputs): what s
+  // held then has the same ids in every store, so importing their outputs maps no input.
   std::vector<std::unique_ptr<worker_state>> workers;
-  for (unsigned t = 0; t < threads; ++t) {
-    auto own = t == 0 ? nullptr : std::make_unique<term::store>();
-    term::store& st = t == 0 ? s : *own;
+  workers.push_back(std::make_unique<worker_state>(nullptr, s, options.race));
+  if (!state.empty()) make_inputs(workers[0]->d, state[0]->launch);
+  for (unsigned t = 1; t < threads; ++t) {
+    auto own = std::make_unique<term::store>(s);
+    term::store& st = *own;
     workers.push_back(std::make_unique<worker_state>(std::move(own), st, options.race));
   }
   // The jobs of a pass, in the order they start: the sides with the fewest CTAs first (their CTAs

@@ -27,6 +27,7 @@
 #include <boost/unordered/unordered_flat_set.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -150,7 +151,9 @@ class store {
         constant_index_(o.constant_index_), tensor_names_(o.tensor_names_), tensor_index_(o.tensor_index_),
         table_(o.table_.size(), node_hash{this}, node_eq{this}), constant_hashes_(o.constant_hashes_),
         tensor_hashes_(o.tensor_hashes_), zero_(o.zero_), one_(o.one_), minus_one_(o.minus_one_),
-        neg_inf_(o.neg_inf_), pos_inf_(o.pos_inf_) {
+        neg_inf_(o.neg_inf_), pos_inf_(o.pos_inf_), fork_of_(o.serial_),
+        fork_terms_(static_cast<term_id>(o.nodes_.size())), fork_constants_(static_cast<std::uint32_t>(o.constants_.size())),
+        fork_tensors_(static_cast<std::uint32_t>(o.tensor_names_.size())) {
     for (const table_entry& e : o.table_) table_.insert(e);
   }
   store& operator=(const store&) = delete;
@@ -160,14 +163,22 @@ class store {
   // of one store is canonical in every store, since the canonical order is structural). `memo`
   // maps ids of `from` to ids here across calls (pass the same vector for many terms of one
   // store; it grows as needed). Iterative, so deep accumulation chains do not overflow the stack.
+  // A fork of this store (`from` copied from it) shares its ids, constants and tensor names up to
+  // the fork point: those need no mapping, and a dot over such factors keeps its entry order.
   term_id import(const store& from, term_id t, std::vector<term_id>& memo) {
     if (&from == this) return t;
+    const bool forked = from.fork_of_ == serial_;
+    const term_id shared = forked ? from.fork_terms_ : 0;
+    const std::uint32_t shared_constants = forked ? from.fork_constants_ : minus_one_index + 1;
+    const std::uint32_t shared_tensors = forked ? from.fork_tensors_ : 0;
+    if (t < shared) return t;
     if (memo.size() < from.size()) memo.resize(from.size(), no_term);
     if (memo[t] != no_term) return memo[t];
+    auto mapped = [&](term_id x) { return x < shared ? x : memo[x]; };
     std::vector<std::pair<term_id, bool>> work{{t, false}};
     std::vector<std::uint32_t> s;
     // 0, 1 and −1 have the same index in every store: most coefficients need no re-interning.
-    auto constant = [&](std::uint32_t i) { return i <= minus_one_index ? i : intern_constant(from.constants_[i]); };
+    auto constant = [&](std::uint32_t i) { return i < shared_constants ? i : intern_constant(from.constants_[i]); };
     while (!work.empty()) {
       auto [x, expanded] = work.back();
       if (memo[x] != no_term) {
@@ -179,14 +190,14 @@ class store {
       if (!expanded) {
         work.back().second = true;
         for (std::size_t i = 0, count = from.child_count(x); i < count; ++i)
-          if (term_id c = from.child(x, i); memo[c] == no_term) work.push_back({c, false});
+          if (term_id c = from.child(x, i); mapped(c) == no_term) work.push_back({c, false});
         continue;
       }
       work.pop_back();
-      if (n.k == kind::dot) {  // ids differ here, and a dot's entries are in id order: order them again
+      if (n.k == kind::dot) {  // ids may differ here, and a dot's entries are in id order: dot() orders them again
         std::vector<dot_entry>& es = import_scratch_;
         es.clear();
-        for (auto e : from.dot_entries(x)) es.push_back({constant(e.coefficient), memo[e.x], memo[e.y]});
+        for (auto e : from.dot_entries(x)) es.push_back({constant(e.coefficient), mapped(e.x), mapped(e.y)});
         memo[x] = dot(es, n.hash);
         continue;
       }
@@ -194,22 +205,22 @@ class store {
       std::uint32_t payload = n.payload;
       switch (n.k) {
         case kind::constant: payload = constant(payload); break;
-        case kind::input: payload = tensor(from.tensor_names_[payload]); break;
+        case kind::input: payload = payload < shared_tensors ? payload : tensor(from.tensor_names_[payload]); break;
         case kind::add:
           payload = constant(payload);
           for (std::size_t i = 0; i < s.size(); i += 2) {
             s[i] = constant(s[i]);
-            s[i + 1] = memo[s[i + 1]];
+            s[i + 1] = mapped(s[i + 1]);
           }
           break;
         case kind::mul:
           payload = constant(payload);
-          for (std::size_t i = 0; i < s.size(); i += 2) s[i] = memo[s[i]];
+          for (std::size_t i = 0; i < s.size(); i += 2) s[i] = mapped(s[i]);
           break;
         case kind::neg_inf:
         case kind::pos_inf: break;
         default:
-          for (auto& c : s) c = memo[c];
+          for (auto& c : s) c = mapped(c);
       }
       memo[x] = make(n.k, payload, s, n.hash);
     }
@@ -723,6 +734,15 @@ class store {
   std::vector<std::uint32_t> dot_slot_scratch_;
   std::vector<dot_entry> import_scratch_;
   term_id zero_ = 0, one_ = 0, minus_one_ = 0, neg_inf_ = 0, pos_inf_ = 0;
+  // Which store this is, and which one it was forked from, with the sizes at the fork (import).
+  static std::uint64_t next_serial() {
+    static std::atomic<std::uint64_t> n{1};
+    return n++;
+  }
+  std::uint64_t serial_ = next_serial();
+  std::uint64_t fork_of_ = 0;
+  term_id fork_terms_ = 0;
+  std::uint32_t fork_constants_ = 0, fork_tensors_ = 0;
 };
 
 // ---- smart constructors -------------------------------------------------------------------
