@@ -197,6 +197,13 @@ TEST_CASE("dot: import from a fork keeps the ids both stores share and maps the 
   CHECK(ei == s.exp(s.add(s.sum_of(ys), s.input("later", {7}))));
   CHECK(s.kind_of(s.arg(later)) == term::kind::input);
   CHECK(term::to_string(s, ei) == term::to_string(fork, e));
+  // A dot the fork made over shared inputs only (its slots are the origin's own): made here from
+  // them as they are, and found again by building it here.
+  term_id only_shared = fork.sum_of(products(fork, 30, 5));
+  term_id osi = s.import(fork, only_shared, memo);
+  REQUIRE(s.kind_of(osi) == term::kind::dot);
+  CHECK(osi == s.sum_of(products(s, 30, 5)));
+  CHECK(term::to_string(s, osi) == term::to_string(fork, only_shared));
 }
 
 TEST_CASE("dot: normal forms read its products in every position a dot can take") {

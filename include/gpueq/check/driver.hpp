@@ -233,6 +233,7 @@ inline void make_inputs(exec::symbolic_domain& d, const exec::launch& l, std::ui
   for (auto& t : l.tensors)
     if (t.input) total += t.elements();
   if (total > limit) return;
+  d.store().reserve(total);
   for (std::uint32_t ti = 0; ti < l.tensors.size(); ++ti) {
     const auto& t = l.tensors[ti];
     if (!t.input) continue;

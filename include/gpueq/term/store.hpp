@@ -194,7 +194,17 @@ class store {
         continue;
       }
       work.pop_back();
-      if (n.k == kind::dot) {  // ids may differ here, and a dot's entries are in id order: dot() orders them again
+      if (n.k == kind::dot) {
+        // Over factors and coefficients shared with a fork's origin, its slots are this store's
+        // own, in canonical order already: found (or made) as they are, without a copy.
+        auto entries = from.dot_entries(x);
+        if (std::all_of(entries.begin(), entries.end(), [&](const dot_entry& e) {
+              return e.coefficient < shared_constants && e.x < shared && e.y < shared;
+            })) {
+          memo[x] = make(kind::dot, 0, from.slots(x), n.hash);
+          continue;
+        }
+        // Otherwise ids differ here, and a dot's entries are in id order: dot() orders them again.
         std::vector<dot_entry>& es = import_scratch_;
         es.clear();
         for (auto e : from.dot_entries(x)) es.push_back({constant(e.coefficient), mapped(e.x), mapped(e.y)});
@@ -225,6 +235,12 @@ class store {
       memo[x] = make(n.k, payload, s, n.hash);
     }
     return memo[t];
+  }
+
+  // Room for n more terms without growing the node array or rehashing the table.
+  void reserve(std::size_t n) {
+    nodes_.reserve(nodes_.size() + n);
+    table_.reserve(table_.size() + n);
   }
 
   // ---- inspection -------------------------------------------------------------------------
