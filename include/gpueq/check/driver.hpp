@@ -301,7 +301,11 @@ inline std::vector<side_report> run_sides(term::store& s, const pair_spec& spec,
   // held then has the same ids in every store, so importing their outputs maps no input.
   std::vector<std::unique_ptr<worker_state>> workers;
   workers.push_back(std::make_unique<worker_state>(nullptr, s, options.race));
-  if (!state.empty()) make_inputs(workers[0]->d, state[0]->launch);
+  // (Not when a side runs only some CTAs of its grid: those read a part of the inputs.)
+  auto whole_grids = [&] {
+    return std::all_of(sides.begin(), sides.end(), [](const side_input& in) { return in.kernel->ctas.empty(); });
+  };
+  if (!state.empty() && whole_grids()) make_inputs(workers[0]->d, state[0]->launch);
   for (unsigned t = 1; t < threads; ++t) {
     auto own = std::make_unique<term::store>(s);
     term::store& st = *own;

@@ -152,7 +152,8 @@ class store {
         table_(o.table_.size(), node_hash{this}, node_eq{this}), constant_hashes_(o.constant_hashes_),
         tensor_hashes_(o.tensor_hashes_), zero_(o.zero_), one_(o.one_), minus_one_(o.minus_one_),
         neg_inf_(o.neg_inf_), pos_inf_(o.pos_inf_), fork_of_(o.serial_),
-        fork_terms_(static_cast<term_id>(o.nodes_.size())), fork_constants_(static_cast<std::uint32_t>(o.constants_.size())),
+        fork_terms_(static_cast<term_id>(o.nodes_.size())),
+        fork_constants_(static_cast<std::uint32_t>(o.constants_.size())),
         fork_tensors_(static_cast<std::uint32_t>(o.tensor_names_.size())) {
     for (const table_entry& e : o.table_) table_.insert(e);
   }
