@@ -510,6 +510,27 @@ TEST_CASE("a context is reusable: on_start forgets the previous run") {
   CHECK(h.result().race_free());
 }
 
+TEST_CASE("a reused context forgets split shared words too, and runs with another layout") {
+  harness h(2);
+  h.write(0, 1, 1, 0, 1);  // a byte of shared word 0: the word is split
+  h.write(0, 8, 2);        // shared word 2, whole
+  h.write(0, 64, 3, 1);    // a global word
+  CHECK(h.ctx.shadow_words() == 3);
+  // The next run has a smaller shared array first and the old one second.
+  exec::run_info other = h.info;
+  other.regions.insert(other.regions.begin(), {memory_space::shared, "tile", 4, 64});
+  h.ctx.on_start(other);
+  CHECK(h.ctx.shadow_words() == 0);
+  h.read(1, 0, 4);           // the new tile's word 0
+  h.read(1, 8, 5, 1);        // the old shared array, now region 1: nothing written there this run
+  h.read(1, 1, 6, 1, 1);     // its split byte of the last run
+  h.read(1, 68, 7, 0);       // past the 64-byte tile: a word the array does not hold
+  CHECK(h.result().race_free());
+  h.write(0, 8, 8, 1);
+  CHECK(h.result().race_count == 1);  // WAR with thread 1's read of this run, nothing older
+  CHECK(group(h.result(), race_kind::war, 5, 8));
+}
+
 TEST_CASE("out-of-range threads are rejected") {
   harness h(2);
   CHECK_THROWS_AS(h.read(2, 0), std::out_of_range);
