@@ -161,6 +161,8 @@ TEST_CASE("a dot product: sequential chain against split-K tree") {
   auto v = canon::decide(s, chain, tree, fast);
   CHECK(v.kind == verdict_kind::equal);
   CHECK(v.method == "fingerprint");
+  CHECK(v.by_fingerprint);
+  CHECK_FALSE(canon::decide(s, chain, tree).by_fingerprint);  // the exact decision proves it
   // Dropping one term is caught.
   term_id short_tree = s.sub(tree, s.mul(s.input("a", {17}), s.input("b", {17})));
   check_witness(s, chain, short_tree, canon::decide(s, chain, short_tree));

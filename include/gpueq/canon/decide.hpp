@@ -52,6 +52,8 @@ struct verdict {
   std::string method;
   std::string reason;  // for unknown: why
   std::optional<counterexample> witness;
+  // Equal by fingerprints only (decide_options::fast): probable, not proved.
+  bool by_fingerprint = false;
 };
 
 struct decide_options {
@@ -90,7 +92,7 @@ class decider {
     try {
       fingerprint a = fingerprints_(f), b = fingerprints_(g);
       fingerprints_differ = !(a == b);
-      if (!fingerprints_differ && options_.fast) return {verdict_kind::equal, "fingerprint", {}, {}};
+      if (!fingerprints_differ && options_.fast) return {verdict_kind::equal, "fingerprint", {}, {}, true};
     } catch (const degenerate_fingerprint&) {
       // Fall through to the exact path.
     }

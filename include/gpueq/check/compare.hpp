@@ -185,7 +185,7 @@ inline comparison compare(term::store& s, const outputs& reference, const output
       switch (v.kind) {
         case canon::verdict_kind::equal:
           ++c.equal;
-          if (v.method == "fingerprint") ++c.by_fingerprint;
+          if (v.by_fingerprint) ++c.by_fingerprint;
           break;
         case canon::verdict_kind::different:
           ++c.different;
