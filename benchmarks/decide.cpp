@@ -70,15 +70,10 @@ int main(int argc, char** argv) {
       a = dom.finish(acc);
       std::vector<real> partial(8, exec::symbolic_domain::of(s.zero()));
       for (std::uint32_t i = 0; i < k; ++i) partial[i % 8] = fma(in("a", i), in("b", i), partial[i % 8]);
-      while (partial.size() > 1) {
-        std::vector<real> next;
-        for (std::size_t i = 0; i + 1 < partial.size(); i += 2) {
-          const real args[2] = {partial[i], partial[i + 1]};
-          next.push_back(dom.arith(exec::aop::add, args, exec::rkind::f32, {}));
-        }
-        partial.swap(next);
-      }
-      b = dom.finish(partial[0]);
+      b = dom.finish(families::pairwise(std::move(partial), [&](real x, real y) {
+        const real args[2] = {x, y};
+        return dom.arith(exec::aop::add, args, exec::rkind::f32, {});
+      }));
       dom.end_run();
     });
     canon::verdict v;

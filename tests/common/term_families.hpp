@@ -56,15 +56,20 @@ inline term_id dot_chain(store& s, std::uint32_t k) {
   return acc;
 }
 
-// Σ partial as a pairwise tree (a reduction's last stage over its partial sums).
-inline term_id pairwise_sum(store& s, std::vector<term_id> partial) {
+// Σ partial as a pairwise tree (a reduction's last stage over its partial sums), over any values
+// that `add` adds: terms here, a value domain's values in bench_decide.
+template <class T, class Add>
+T pairwise(std::vector<T> partial, Add&& add) {
   while (partial.size() > 1) {
-    std::vector<term_id> next;
-    for (std::size_t i = 0; i + 1 < partial.size(); i += 2) next.push_back(s.add(partial[i], partial[i + 1]));
+    std::vector<T> next;
+    for (std::size_t i = 0; i + 1 < partial.size(); i += 2) next.push_back(add(partial[i], partial[i + 1]));
     if (partial.size() % 2) next.push_back(partial.back());
     partial.swap(next);
   }
   return partial[0];
+}
+inline term_id pairwise_sum(store& s, std::vector<term_id> partial) {
+  return pairwise(std::move(partial), [&](term_id a, term_id b) { return s.add(a, b); });
 }
 
 // The same sum as a split-K kernel computes it: `lanes` interleaved partial sums, each a
