@@ -244,10 +244,10 @@ inline void make_inputs(exec::symbolic_domain& d, const exec::launch& l, std::ui
 // Runs the CTAs of every side symbolically, as independent jobs on `options.threads` threads,
 // with the race context observing. The calling thread runs its jobs in `s`; every other thread
 // in a store of its own (a fork of `s`), whose outputs are imported into `s` afterwards (a CTA's
-// terms do not depend on the store they are built in). Results are collected in grid order, so reports are
-// the same for any number of threads: the first failing CTA of a side stops that side (later
-// CTAs are skipped), the first CTA with a race report gives the side's race text, and the
-// inter-CTA pass adds CTAs in grid order.
+// terms do not depend on the store they are built in). Results are collected in grid order, so
+// reports are the same for any number of threads: the first failing CTA of a side stops that
+// side (later CTAs are skipped), the first CTA with a race report gives the side's race text, and
+// the inter-CTA pass adds CTAs in grid order.
 inline std::vector<side_report> run_sides(term::store& s, const pair_spec& spec, std::span<const side_input> sides,
                                           std::vector<kernel_run>& outs, const check_options& options) {
   exec::engine_options engine = options.engine;
@@ -302,10 +302,9 @@ inline std::vector<side_report> run_sides(term::store& s, const pair_spec& spec,
   std::vector<std::unique_ptr<worker_state>> workers;
   workers.push_back(std::make_unique<worker_state>(nullptr, s, options.race));
   // (Not when a side runs only some CTAs of its grid: those read a part of the inputs.)
-  auto whole_grids = [&] {
-    return std::all_of(sides.begin(), sides.end(), [](const side_input& in) { return in.kernel->ctas.empty(); });
-  };
-  if (!state.empty() && whole_grids()) make_inputs(workers[0]->d, state[0]->launch);
+  const bool whole_grids =
+      std::all_of(sides.begin(), sides.end(), [](const side_input& in) { return in.kernel->ctas.empty(); });
+  if (!state.empty() && whole_grids) make_inputs(workers[0]->d, state[0]->launch);
   for (unsigned t = 1; t < threads; ++t) {
     auto own = std::make_unique<term::store>(s);
     term::store& st = *own;

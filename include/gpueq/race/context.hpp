@@ -115,6 +115,8 @@ struct word {
                                // (`fresh`: a dense word not yet touched in this run)
 };
 
+inline constexpr word fresh_word{{}, fresh};
+
 struct word_key {
   std::uint64_t word = 0;  // byte offset / 4
   std::uint32_t region = 0;
@@ -188,7 +190,7 @@ class context {
     seg_.assign(threads_, 0);
     history_.assign(threads_, {});
     shadow_.clear();
-    for (auto [region, w] : touched_) dense_[region][w] = detail::word{{}, detail::fresh};
+    for (auto [region, w] : touched_) dense_[region][w] = detail::fresh_word;
     touched_.clear();
     dense_.resize(info.regions.size());
     for (std::size_t r = 0; r < info.regions.size(); ++r) {
@@ -197,7 +199,7 @@ class context {
       // touched sparsely: a hash map.
       std::uint64_t words = info.regions[r].space == exec::memory_space::shared ? (info.regions[r].bytes + 3) / 4 : 0;
       if (words > dense_limit_words) words = 0;
-      dense_[r].resize(words, detail::word{{}, detail::fresh});
+      dense_[r].resize(words, detail::fresh_word);
     }
     split_.clear();
     sets_.clear();

@@ -208,7 +208,7 @@ class store {
         // Otherwise ids differ here, and a dot's entries are in id order: dot() orders them again.
         std::vector<dot_entry>& es = import_scratch_;
         es.clear();
-        for (auto e : from.dot_entries(x)) es.push_back({constant(e.coefficient), mapped(e.x), mapped(e.y)});
+        for (auto e : entries) es.push_back({constant(e.coefficient), mapped(e.x), mapped(e.y)});
         memo[x] = dot(es, n.hash);
         continue;
       }
