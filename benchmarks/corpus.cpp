@@ -54,7 +54,7 @@ std::string measure(const std::string& f, const mode& how) {
   o.float32_report = how.float32;
   o.compare.decide.fast = how.fast;
   auto t1 = std::chrono::steady_clock::now();
-  check::check_result r = spec.reference_spec ? check::check_against_spec(spec, pair, o) : check::check_pair(spec, pair, o);
+  check::check_result r = check::check_pair(spec, pair, o);
   double total = parse + since(t1);
   // The race analysis's share: the symbolic runs again without it (one thread, per side).
   double race = 0;
@@ -65,13 +65,13 @@ std::string measure(const std::string& f, const mode& how) {
     double without = 0;
     for (bool candidate : {false, true}) {
       if (!candidate && spec.reference_spec) continue;
-      ptx::module m = candidate ? pair.candidate : pair.reference;
-      ptx::lift(m);
+      check::prepared_kernel k = check::prepare(spec, candidate ? pair.candidate : pair.reference,
+                                                candidate ? pair.candidate_entry : pair.reference_entry,
+                                                candidate ? spec.candidate : spec.reference, "side");
       term::store s;
       check::kernel_run out;
       auto t2 = std::chrono::steady_clock::now();
-      (void)check::run_side(s, m, candidate ? pair.candidate_entry : pair.reference_entry, spec,
-                            candidate ? spec.candidate : spec.reference, "side", out, plain);
+      (void)check::run_side(s, k, out, plain);
       without += since(t2);
     }
     race = std::max(0.0, r.reference.seconds + r.candidate.seconds - without);

@@ -90,8 +90,8 @@ int main(int argc, char** argv) {
   }, 3);
   double full = bench::seconds([&] {
     race::context ctx;
-    check::detail::cta_footprint footprint;
-    check::detail::recording_observer obs{&ctx, &footprint};
+    race::cta_footprint footprint;
+    race::recording_observer obs{&ctx, &footprint};
     run(obs);
   }, 3);
   std::printf("ring kernel: %u threads, %d iterations, %llu barrier instances, %llu shared/global accesses, %llu "
@@ -108,14 +108,14 @@ int main(int argc, char** argv) {
   // the values are terms now).
   check::check_options with, without;
   without.check_races = false;
-  ptx::module lifted = ring_kernel(symbolic_iterations, spec);
-  ptx::lift(lifted);
+  ptx::module ring_module = ring_kernel(symbolic_iterations, spec);
+  check::prepared_kernel ring = check::prepare(spec, ring_module, 0, spec.reference, "kernel");
   std::printf("symbolic run, %d iterations (%d barrier instances)\n", symbolic_iterations, 2 * symbolic_iterations);
   double times[2] = {};
   for (auto* o : {&without, &with}) {
     term::store s;
     check::kernel_run out;
-    double t = bench::seconds([&] { (void)check::run_side(s, lifted, 0, spec, spec.reference, "kernel", out, *o); });
+    double t = bench::seconds([&] { (void)check::run_side(s, ring, out, *o); });
     times[o->check_races] = t;
     std::printf("%-52s %10.3f %9s\n", o->check_races ? "race context + inter-CTA footprint (gpueq check)" : "no race analysis", t,
                 o->check_races ? (std::to_string(static_cast<int>((times[1] / times[0] - 1) * 100)) + "%").c_str() : "");

@@ -15,9 +15,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,16 +38,6 @@ struct options {
   bool expect = false, all = false, no_race = false, no_float32 = false, warp_synchronous = false, quiet = false;
   bool fast = false;
 };
-
-int exit_for(check::verdict v) {
-  switch (v) {
-    case check::verdict::equivalent: return cli::exit_ok;
-    case check::verdict::different: return cli::exit_different;
-    case check::verdict::race: case check::verdict::deadlock: case check::verdict::out_of_bounds: return cli::exit_race;
-    case check::verdict::unknown: return cli::exit_unknown;
-  }
-  return cli::exit_unknown;
-}
 
 // --grid: "all" (every CTA of each kernel's grid) or a list of CTAs "x[,y[,z]];…" (or with ':', which needs
 // no quoting) for both kernels.
@@ -111,13 +103,16 @@ std::optional<check::verdict> check_one(const std::string& file, const options& 
     cli::progress progress(file, !o.quiet && !o.json);
     co.progress = std::ref(progress);
     // A reference that names a registered specification: the candidate is checked against it.
-    check::check_result r = spec.reference_spec ? check::check_against_spec(spec, pair, co) : check::check_pair(spec, pair, co);
+    check::check_result r = check::check_pair(spec, pair, co);
     if (o.json) {
       nlohmann::json j;
       j["pair"] = file;
       j["verdict"] = check::name(r.v);
       j["summary"] = r.summary;
       j["differences"] = r.examples;
+      j["findings"] = nlohmann::json::array();
+      for (auto& f : r.findings)
+        j["findings"].push_back({{"verdict", check::name(f.v)}, {"side", f.side}, {"message", f.message}});
       for (auto* side : {&r.reference, &r.candidate}) {
         nlohmann::json& js = j[side->name];
         js["ctas"] = side->ctas;
@@ -142,10 +137,15 @@ std::optional<check::verdict> check_one(const std::string& file, const options& 
       std::cout << j.dump(1) << "\n";
       return r.v;
     }
-    if (!o.quiet || o.expect) {
+    {  // -q: the verdict line alone
       std::cout << file << ": " << check::name(r.v) << "\n";
       if (!o.quiet) {
         std::cout << "  " << r.summary << "\n";
+        // Every further finding, by precedence (check/verdict.hpp), on one line each.
+        for (std::size_t i = 1; i < r.findings.size(); ++i) {
+          const std::string& m = r.findings[i].message;
+          std::cout << "  also " << check::name(r.findings[i].v) << ": " << m.substr(0, m.find('\n')) << "\n";
+        }
         for (auto& e : r.examples) std::cout << "  " << e << "\n";
         if (r.v == check::verdict::different && !o.all)
           std::cout << "  (stopped at the first difference; --all decides every element)\n";
@@ -187,18 +187,23 @@ std::optional<check::verdict> check_one(const std::string& file, const options& 
   return std::nullopt;
 }
 
+// Several files: the worst status wins (the largest exit code: 0 equivalent < 1 not equivalent <
+// 2 a kernel defect < 3 undecided < 4 bad input < 5 resource limit), so a failing pair early in
+// the list is never hidden by a later one, and a summary line counts each verdict.
 int run(const options& o) {
-  int last = cli::exit_ok;
+  int worst = cli::exit_ok;
   std::size_t passed = 0, failed = 0;
+  std::map<std::string, std::size_t> counts;
   for (const auto& f : o.files) {
     check::pair_spec spec;
     auto v = check_one(f, o, spec);
+    check::verdict got = v ? *v : check::verdict::bad_input;
+    ++counts[std::string(check::name(got))];
+    worst = std::max(worst, check::exit_code(got));
     if (!v) {
       ++failed;
-      last = cli::exit_bad_input;
       continue;
     }
-    last = exit_for(*v);
     if (o.expect) {
       if (!spec.expect) {
         std::cout << "  FAIL: the spec has no \"expect\"\n";
@@ -206,16 +211,21 @@ int run(const options& o) {
       } else if (check::meets(*v, *spec.expect)) {
         ++passed;
       } else {
-        std::cout << "  FAIL: expected " << check::expectation_names[static_cast<std::size_t>(*spec.expect)] << "\n";
+        std::cout << "  FAIL: expected " << check::name(*spec.expect) << "\n";
         ++failed;
       }
     }
+  }
+  if (o.files.size() > 1 && !o.json) {
+    std::string line;
+    for (auto& [name, n] : counts) line += (line.empty() ? "" : ", ") + std::to_string(n) + " " + name;
+    std::cout << o.files.size() << " pairs: " << line << "\n";
   }
   if (o.expect) {
     std::cout << passed << " passed, " << failed << " failed\n";
     return failed ? cli::exit_different : cli::exit_ok;
   }
-  return last;
+  return worst;
 }
 
 cli::registrar reg("check", [](CLI::App& app) -> cli::runner {
@@ -244,7 +254,9 @@ cli::registrar reg("check", [](CLI::App& app) -> cli::runner {
   c->add_option("-j,--jobs", o->jobs, "Threads for the CTAs and the obligations (default: every core)");
   c->add_flag("-q,--quiet", o->quiet, "Print only the verdict line (and no progress on stderr)");
   c->footer(
-      "Exit status: 0 equivalent, 1 not equivalent, 2 race/deadlock/out-of-bounds, 3 unknown, 4 bad input.\n"
+      "Exit status: 0 equivalent, 1 not-equivalent, 2 a kernel defect (race, deadlock, uninitialized-read, "
+      "out-of-bounds, trap), 3 undecided (unknown, unsupported, not-structured), 4 bad input, 5 resource limit; with "
+      "several pairs the largest.\n"
       "With --expect: 0 when every pair meets its expectation, 1 otherwise.");
   return [c, o]() -> int { return c->parsed() ? run(*o) : cli::exit_ok; };
 });

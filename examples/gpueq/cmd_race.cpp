@@ -245,7 +245,7 @@ quick quick_spec(const options& o) {
   s.reference = k;
   s.candidate = k;
   q.pair.reference = std::move(m);
-  q.pair.reference_entry = check::detail::resolve_kernel(s, "kernel", s.reference, q.pair.reference);
+  q.pair.reference_entry = check::resolve_kernel(s, "kernel", s.reference, q.pair.reference);
   q.pair.candidate_entry = q.pair.reference_entry;
   return q;
 }
@@ -297,24 +297,23 @@ int run(const options& o) {
   int worst = cli::exit_ok;
   for (bool cand : {false, true}) {
     if (cand && spec.single) break;
+    if (!cand && spec.reference_spec) continue;  // a specification is no kernel: nothing to race
     const ptx::module& original = cand ? pair.candidate : pair.reference;
     std::size_t entry = cand ? pair.candidate_entry : pair.reference_entry;
-    ptx::module m = original;
-    ptx::lift(m);
-    term::store s;
-    check::kernel_run out;
-    const check::kernel_spec& k = cand ? spec.candidate : spec.reference;
+    const check::kernel_spec& ks = cand ? spec.candidate : spec.reference;
     cli::race_out::race_side side;
     side.side = spec.single ? "kernel" : cand ? "candidate" : "reference";
-    side.kernel = &k;
-    side.entry = std::string(m.str(m.functions[entry].name));
-    side.entry_line = m.functions[entry].line;
-    side.r = check::run_side(s, m, entry, spec, k, side.side.c_str(), out, co);
-    side.lines = race::source_lines(m, m.functions[entry]);
+    check::prepared_kernel k = check::prepare(spec, original, entry, ks, side.side);
+    term::store s;
+    check::kernel_run out;
+    side.kernel = &ks;
+    side.entry = std::string(original.str(original.functions[entry].name));
+    side.entry_line = original.functions[entry].line;
+    side.r = check::run_side(s, k, out, co);
+    side.lines = k.lines;
     if (o.witness && !side.r.error && !side.r.race_text.empty())
       for (std::size_t g = 0; g < side.r.race_report->races.size() && g < 3; ++g)
-        side.witnesses.push_back(
-            check::witness(spec, original, entry, k, *side.r.race_cta, side.r.race_report->races[g].example));
+        side.witnesses.push_back(check::witness(spec, k, *side.r.race_cta, side.r.race_report->races[g].example));
     worst = std::max(worst, cli::race_out::exit_code(side));
     sides.push_back(std::move(side));
   }

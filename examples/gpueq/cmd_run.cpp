@@ -48,14 +48,6 @@ std::string npy_descr(check::dtype d) {
   return "<f4";
 }
 
-int exit_for(const exec::run_error& e) {
-  switch (e.kind) {
-    case exec::error_kind::not_structured: case exec::error_kind::unsupported: case exec::error_kind::domain:
-      return cli::exit_unknown;
-    default: return cli::exit_race;
-  }
-}
-
 int run(const options& o) {
   check::pair_spec spec = check::load_spec(o.spec);
   check::resolved_pair pair = check::resolve(spec);
@@ -103,32 +95,25 @@ int run(const options& o) {
   std::optional<exec::run_error> error;
   std::uint64_t steps = 0;
   std::uint32_t ctas = 0;
-  ptx::module lifted = m;
-  ptx::lift(lifted);
+  check::prepared_kernel pk = check::prepare(spec, m, entry, k, "kernel");
+  exec::engine_options eo;
+  eo.max_resident_mib = o.max_memory;
   if (o.domain == "float32") {
-    exec::program p = exec::decode(m, m.functions[entry]);
-    exec::float32_domain d(source);
-    exec::engine_options eo;
-    eo.max_resident_mib = o.max_memory;
-    auto g = check::run_grid<exec::float32_domain>(d, p, spec, k, {}, {}, eo);
+    auto g = check::run_grid<exec::float32_domain>(pk, [&] { return exec::float32_domain(source); }, 1, eo);
     values = std::move(g.values);
     error = g.error, steps = g.steps, ctas = g.ctas;
   } else if (o.domain == "rational") {
-    exec::program p = exec::decode(lifted, lifted.functions[entry]);
-    exec::exact_domain d([&](const exec::input_ref& r) { return support::rational(source(r)); });
-    auto g = check::run_grid(d, p, spec, k);
+    auto g = check::run_grid<exec::exact_domain>(
+        pk, [&] { return exec::exact_domain([&](const exec::input_ref& r) { return support::rational(source(r)); }); }, 1, eo);
     for (auto& [name, vals] : g.values)
       for (auto& v : vals) values[name].push_back(v ? std::optional<double>(v->convert_to<double>()) : std::nullopt);
     error = g.error, steps = g.steps, ctas = g.ctas;
   } else if (o.domain == "symbolic") {
     if (!o.out.empty()) throw std::runtime_error("--out writes numbers: use --domain float32 or rational");
-    exec::program p = exec::decode(lifted, lifted.functions[entry]);
     term::store s;
-    exec::engine_options eo;
-    eo.max_resident_mib = o.max_memory;
-    auto g = check::run_symbolic(s, p, spec, k, {}, {}, eo);
+    auto g = check::run_grid<exec::symbolic_domain>(pk, [&] { return exec::symbolic_domain(s); }, 1, eo);
     for (auto& [name, vals] : g.values)
-      for (auto& v : vals) texts[name].push_back(v ? std::optional<std::string>(check::detail::short_text(s, *v, 2000)) : std::nullopt);
+      for (auto& v : vals) texts[name].push_back(v ? std::optional<std::string>(check::short_text(s, *v, 2000)) : std::nullopt);
     error = g.error, steps = g.steps, ctas = g.ctas;
   } else {
     throw std::runtime_error("--domain is float32, rational or symbolic");
@@ -138,7 +123,7 @@ int run(const options& o) {
             << " thread-instructions, " << secs << " s (" << o.domain << ")\n";
   if (error) {
     std::cout << error->message << "\n";
-    return exit_for(*error);
+    return check::exit_code(check::verdict_of(error->kind));
   }
   // Unwritten output elements are 0 (inout ones already hold their inputs).
   if (!o.out.empty()) {

@@ -56,7 +56,7 @@ bool uses_half(const check::pair_spec& spec) {
 
 // Is this side expected to race (so that its outputs may depend on the schedule)?
 bool may_race(const check::pair_spec& spec, bool candidate) {
-  if (!spec.expect || *spec.expect != check::expectation::race) return false;
+  if (!spec.expect || *spec.expect != check::verdict::race) return false;
   std::string c = spec.culprit.value_or("both");
   return c == "both" || c == (candidate ? "candidate" : "reference");
 }

@@ -52,7 +52,7 @@ TEST_CASE("malformed specs are rejected with the file and the reason") {
   const std::string x = R"({"x": {"dtype": "f32", "shape": [4], "role": "inout"}})";
   CHECK(error_of("{\"tensors\": ") .find("dir/bad.pair.json:1:") == 0);
   CHECK(error_of(spec(x, ", \"expekt\": \"equivalent\"")).find("expekt: unknown key") != std::string::npos);
-  CHECK(error_of(spec(x, ", \"expect\": \"same\"")).find("expect: expected equivalent") != std::string::npos);
+  CHECK(error_of(spec(x, ", \"expect\": \"same\"")).find("expect: expected one of equivalent, not-equivalent, race") != std::string::npos);
   CHECK(error_of(spec(R"({"x": {"dtype": "f31", "shape": [4], "role": "input"}})")).find("tensors.x.dtype") != std::string::npos);
   CHECK(error_of(spec(R"({"x": {"dtype": "f32", "shape": [0], "role": "input"}})")).find("tensors.x.shape[0]") != std::string::npos);
   CHECK(error_of(spec(x, ", \"scalars\": {\"a\": {\"dtype\": \"s32\", \"symbolic\": true}}")).find("only floating-point") !=
@@ -62,7 +62,7 @@ TEST_CASE("malformed specs are rejected with the file and the reason") {
                      "candidate": {"ptx": "k.ptx", "params": ["x"], "block": [32]}})")
             .find("reference.block: more than 1024 threads") != std::string::npos);
   check::pair_spec s = check::parse_spec(spec(x, ", \"expect\": \"race\", \"culprit\": \"candidate\""), "dir/ok.pair.json");
-  CHECK(s.expect == check::expectation::race);
+  CHECK(s.expect == check::verdict::race);
   CHECK(s.reference.path == "dir/k.ptx");
   CHECK(s.tensors.at("x").elements() == 4);
 }

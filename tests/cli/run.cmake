@@ -102,6 +102,15 @@ expect(check_fast_different 1 "not-equivalent.*counterexample: at "
        check --fast --no-float32 ${K}/attention/flash2_vs_no_rescale.pair.json)
 expect(check_expect 0 "3 passed, 0 failed" check --expect -q ${K}/softmax/naive_vs_online.pair.json
        ${K}/bugs/stencil_ref_vs_oob.pair.json ${K}/reduction/v1_vs_v5.pair.json)
+# Several pairs: the worst status wins whatever the order (a not-equivalent pair before an
+# equivalent one must not end in exit 0), and a summary line counts each verdict.
+expect(check_worst_first 1 "dense_relu_ref_vs_noclip.pair.json: not-equivalent\n[^\n]*naive_vs_online.pair.json: equivalent\n2 pairs: 1 equivalent, 1 not-equivalent\n"
+       check -q --no-float32 ${K}/bugs/dense_relu_ref_vs_noclip.pair.json ${K}/softmax/naive_vs_online.pair.json)
+expect(check_worst_last 2 "3 pairs: 1 equivalent, 1 not-equivalent, 1 race"
+       check -q --no-float32 ${K}/reduction/v1_vs_v5.pair.json ${K}/bugs/dense_relu_ref_vs_noclip.pair.json
+       ${K}/softmax/naive_vs_online.pair.json)
+expect(check_worst_bad_input 4 "2 pairs: 1 bad-input, 1 equivalent"
+       check -q --no-float32 does/not/exist.pair.json ${K}/softmax/naive_vs_online.pair.json)
 expect(check_missing 4 "cannot|No such|does/not" check does/not/exist.pair.json)
 expect(check_help 0 "Exit status: 0 equivalent" check --help)
 expect(check_grid_list 0 "reference: 2 CTA\\(s\\) of block \\(16,16,1\\); candidate: 2 CTA\\(s\\)"
@@ -123,7 +132,7 @@ expect(run_inputs_wrong_size 4 "x.npy: holds 1 values, the spec says 128"
 expect(run_inputs_missing 4 "cannot open" run ${K}/reduction/v1_vs_v2.pair.json --inputs does/not/exist)
 expect(run_oob 2 "out-of-bounds.*tile\\[128\\]" run ${K}/bugs/stencil_ref_vs_oob.pair.json --side candidate)
 expect(check_single 4 "no pair to check" check ${K}/softmax/softmax_online.kernel.json)
-expect(run_memory_limit 2 "memory limit of 1 MiB exceeded" run ${K}/sgemm/naive_vs_coalesced.pair.json --domain symbolic --max-memory 1)
+expect(run_memory_limit 5 "memory limit of 1 MiB exceeded" run ${K}/sgemm/naive_vs_coalesced.pair.json --domain symbolic --max-memory 1)
 # race: both kernels of a pair, or the kernel of a single-kernel spec.
 expect(race_clean 0 "race-free and well-synchronized" race ${K}/softmax/softmax_online.kernel.json)
 expect(race_named 2 "mirror_early_release.ptx \\(candidate\\): racy.*WAR race on shared mirror_early_release::buf"

@@ -8,6 +8,7 @@
 #include <gpueq/check/compare.hpp>
 #include <gpueq/check/spec.hpp>
 #include <gpueq/exec.hpp>
+#include <gpueq/race/inter_cta.hpp>
 
 #include <bit>
 #include <functional>
@@ -69,9 +70,7 @@ inline std::vector<exec::dim3> ctas_of(const kernel_spec& k) {
   return all;
 }
 
-inline std::string cta_name(const exec::dim3& c) {
-  return "(" + std::to_string(c[0]) + "," + std::to_string(c[1]) + "," + std::to_string(c[2]) + ")";
-}
+inline std::string cta_name(const exec::dim3& c) { return race::cta_text(c); }
 
 // What running one side over its CTAs gave, with outputs as values of the domain.
 template <class R>

@@ -5,6 +5,7 @@
 // examples/kernels/README.md and examples/kernels/schema.json.
 #pragma once
 
+#include <gpueq/check/verdict.hpp>
 #include <gpueq/ptx.hpp>
 #include <gpueq/support/diagnostics.hpp>
 
@@ -44,8 +45,6 @@ inline std::uint32_t bytes(dtype d) {
 }
 
 enum class role { input, output, inout };
-enum class expectation { equivalent, different, race, deadlock, out_of_bounds };
-inline constexpr std::string_view expectation_names[] = {"equivalent", "different", "race", "deadlock", "out-of-bounds"};
 
 struct tensor_spec {
   dtype type = dtype::f32;
@@ -84,12 +83,13 @@ struct pair_spec {
   std::map<std::string, tensor_spec> tensors;
   std::map<std::string, scalar_spec> scalars;
   kernel_spec reference, candidate;
-  std::optional<expectation> expect;
+  std::optional<verdict> expect;  // the verdict the pair should get (check/verdict.hpp)
   std::optional<std::string> culprit;  // "reference", "candidate" or "both"
   bool single = false;  // a single-kernel spec ("kernel"): reference and candidate are that kernel
   // The reference is a registered specification of this name ("reference": {"spec": NAME}), not a
-  // kernel: check/spec_check.hpp checks the candidate against it. `reference` then mirrors the
-  // candidate, so code that walks both sides sees a kernel.
+  // kernel: check_pair compares the candidate with it at the compare stage (check/driver.hpp) and
+  // never runs a reference kernel. `reference` (and resolve()'s reference module) then mirror the
+  // candidate only so that tools walking the sides of every corpus pair find a kernel there.
   std::optional<std::string> reference_spec;
 };
 
@@ -131,56 +131,59 @@ namespace detail {
   throw support::diagnostic_error(support::diagnostic{s.file, {}, reason});
 }
 
+}  // namespace detail
+
+// The index of kernel spec `k`'s entry in module `m` (its "entry", or the module's only kernel),
+// after checking its parameters against the spec; a diagnostic naming the spec file otherwise.
 inline std::size_t resolve_kernel(const pair_spec& s, const char* side, const kernel_spec& k, const ptx::module& m) {
   const ptx::function* f = nullptr;
   if (!k.entry.empty()) {
     f = m.find_function(k.entry);
-    if (!f || !f->entry) spec_error(s, std::string(side) + ": '" + k.ptx + "' has no kernel (.entry) named '" + k.entry + "'");
+    if (!f || !f->entry) detail::spec_error(s, std::string(side) + ": '" + k.ptx + "' has no kernel (.entry) named '" + k.entry + "'");
   } else {
     for (auto& g : m.functions)
       if (g.entry && g.has_body) {
-        if (f) spec_error(s, std::string(side) + ": '" + k.ptx + "' has several kernels; name one with \"entry\"");
+        if (f) detail::spec_error(s, std::string(side) + ": '" + k.ptx + "' has several kernels; name one with \"entry\"");
         f = &g;
       }
-    if (!f) spec_error(s, std::string(side) + ": '" + k.ptx + "' has no kernel");
+    if (!f) detail::spec_error(s, std::string(side) + ": '" + k.ptx + "' has no kernel");
   }
   if (k.params.size() != f->params.size())
-    spec_error(s, std::string(side) + ": kernel '" + std::string(m.str(f->name)) + "' has " +
+    detail::spec_error(s, std::string(side) + ": kernel '" + std::string(m.str(f->name)) + "' has " +
                       std::to_string(f->params.size()) + " parameters but \"params\" names " +
                       std::to_string(k.params.size()));
   for (std::size_t i = 0; i < k.params.size(); ++i) {
     const std::string& p = k.params[i];
     bool is_tensor = s.tensors.contains(p), is_scalar = s.scalars.contains(p);
     if (!is_tensor && !is_scalar)
-      spec_error(s, std::string(side) + ": parameter " + std::to_string(i) + " is '" + p +
+      detail::spec_error(s, std::string(side) + ": parameter " + std::to_string(i) + " is '" + p +
                         "', which is neither a tensor nor a scalar of the spec");
     std::string_view type = m.str(f->params[i].type);
     bool wide = type == ".u64" || type == ".s64" || type == ".b64";
     if (is_tensor && !wide)
-      spec_error(s, std::string(side) + ": parameter " + std::to_string(i) + " ('" + p + "') is a tensor but the PTX parameter is " +
+      detail::spec_error(s, std::string(side) + ": parameter " + std::to_string(i) + " ('" + p + "') is a tensor but the PTX parameter is " +
                         std::string(type) + ", not a 64-bit address");
   }
   for (auto& c : k.ctas)
     for (int d = 0; d < 3; ++d)
       if (c[static_cast<std::size_t>(d)] >= k.grid[static_cast<std::size_t>(d)])
-        spec_error(s, std::string(side) + ": a CTA listed in \"ctas\" is outside the grid");
+        detail::spec_error(s, std::string(side) + ": a CTA listed in \"ctas\" is outside the grid");
   return static_cast<std::size_t>(f - m.functions.data());
 }
-}  // namespace detail
 
 inline resolved_pair resolve(const pair_spec& s) {
   resolved_pair r;
   if (s.reference_spec) {  // the reference is a specification: both modules are the candidate's
     r.candidate = ptx::parse_file(s.candidate.path);
-    r.candidate_entry = detail::resolve_kernel(s, "candidate", s.candidate, r.candidate);
+    r.candidate_entry = resolve_kernel(s, "candidate", s.candidate, r.candidate);
     r.reference = r.candidate;
     r.reference_entry = r.candidate_entry;
     return r;
   }
   r.reference = ptx::parse_file(s.reference.path);
   r.candidate = s.single ? r.reference : ptx::parse_file(s.candidate.path);
-  r.reference_entry = detail::resolve_kernel(s, "reference", s.reference, r.reference);
-  r.candidate_entry = s.single ? r.reference_entry : detail::resolve_kernel(s, "candidate", s.candidate, r.candidate);
+  r.reference_entry = resolve_kernel(s, "reference", s.reference, r.reference);
+  r.candidate_entry = s.single ? r.reference_entry : resolve_kernel(s, "candidate", s.candidate, r.candidate);
   for (auto& [name, t] : s.tensors) {
     bool used = false;
     for (auto* k : {&s.reference, &s.candidate})

@@ -156,9 +156,12 @@ class spec_reader {
     }
     if (j.contains("expect")) {
       std::string e = text(j["expect"], "expect");
-      for (std::size_t i = 0; i < std::size(expectation_names); ++i)
-        if (expectation_names[i] == e) s_.expect = static_cast<expectation>(i);
-      if (!s_.expect) fail("expect", "expected equivalent, different, race, deadlock or out-of-bounds");
+      s_.expect = verdict_named(e);
+      if (!s_.expect) {
+        std::string names;
+        for (auto& v : verdict_table) names += (names.empty() ? "" : ", ") + std::string(v.name);
+        fail("expect", "expected one of " + names);
+      }
     }
     if (j.contains("culprit")) {
       std::string c = text(j["culprit"], "culprit");

@@ -22,6 +22,7 @@
 #include <boost/unordered/unordered_flat_map.hpp>
 
 #include <bit>
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -565,6 +566,16 @@ class decoder {
 }  // namespace detail
 
 // Decodes a kernel (throws support::diagnostic_error for an unknown special register).
-inline program decode(const ptx::module& m, const ptx::function& f) { return detail::decoder(m, f).run(); }
+// How many programs this process has decoded: check's prepared kernels decode each side once per
+// check, and a test holds them to it.
+inline std::atomic<std::uint64_t>& decode_count() {
+  static std::atomic<std::uint64_t> n{0};
+  return n;
+}
+
+inline program decode(const ptx::module& m, const ptx::function& f) {
+  ++decode_count();
+  return detail::decoder(m, f).run();
+}
 
 }  // namespace gpueq::exec

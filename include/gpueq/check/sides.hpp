@@ -1,0 +1,264 @@
+// The run stage of a check: every CTA of each side symbolically, on a thread pool, with the race
+// context observing (intra-CTA races, barrier problems) and each CTA's global footprint recorded
+// for the inter-CTA pass. What a side's run found is its side_report; its outputs are a
+// kernel_run. check/driver.hpp screens the reports and compares the outputs.
+#pragma once
+
+#include <gpueq/check/compare.hpp>
+#include <gpueq/check/prepared.hpp>
+#include <gpueq/check/run.hpp>
+#include <gpueq/check/spec.hpp>
+#include <gpueq/exec.hpp>
+#include <gpueq/race.hpp>
+#include <gpueq/race/inter_cta.hpp>
+#include <gpueq/support/parallel.hpp>
+#include <gpueq/term/print.hpp>
+
+#include <boost/unordered/unordered_flat_map.hpp>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <exception>
+#include <memory>
+#include <thread>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <span>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpueq::check {
+
+struct check_options {
+  // Stop at the first differing element (as `gpueq check` does without --all): deciding every
+  // element of a pair that differs everywhere means a counterexample search per element.
+  compare_options compare = [] {
+    compare_options c;
+    c.stop_at_first_difference = true;
+    return c;
+  }();
+  race::options race;
+  bool check_races = true;
+  exec::engine_options engine;  // race.warp_synchronous also runs warps in lockstep
+  bool float32_report = true;    // run both kernels in float32 too (check_result::float32)
+  // Threads for the CTAs of both kernels and for the obligations (1: the calling thread only;
+  // gpueq check defaults to every core). Results do not depend on it.
+  unsigned threads = 1;
+  // Progress on long runs: (phase, done, total), phase "run" counting CTAs of both kernels and
+  // "decide" counting output elements. Called from the calling thread only.
+  std::function<void(std::string_view, std::uint64_t, std::uint64_t)> progress;
+};
+
+struct side_report {
+  std::string name;  // "reference" / "candidate"
+  std::optional<exec::run_error> error;
+  std::optional<exec::dim3> failed_cta;
+  std::string race_text;  // formatted race/barrier report when not clean
+  std::optional<exec::dim3> race_cta;       // the first CTA with a race or barrier problem
+  std::optional<race::report> race_report;  // the race context's whole report of race_cta
+  exec::run_info race_info;                 // that run's regions (array names) and warp size
+  bool race_free = true, well_synchronized = true;
+  std::uint64_t steps = 0;
+  std::uint32_t ctas = 0;
+  std::vector<std::string> conflicts;
+  double seconds = 0;  // running its CTAs (with the race context), summed over threads
+};
+
+// A concrete input on which the kernels differ over the reals, replayed on both kernels in the
+// float32 domain (what the GPU computes) before it is reported. Every input tensor is filled:
+// the elements the differing output depends on with the decision procedure's witness values,
+
+
+// Makes the term of every element of the launch's input tensors, in canonical order (by tensor
+// name, then row-major), before any CTA runs, when they number at most `limit`. A loop's products,
+// whose factors it loads in increasing index, then reach store::dot in id order (a GEMM tile's
+// dots need no sort, whatever order the threads first loaded them in), and run_sides' forks share
+// them. Otherwise inputs are made when first loaded; either way the terms are the same.
+inline void make_inputs(exec::symbolic_domain& d, const exec::launch& l, std::uint64_t limit = std::uint64_t{1} << 22) {
+  std::uint64_t total = 0;
+  for (auto& t : l.tensors)
+    if (t.input) total += t.elements();
+  if (total > limit) return;
+  d.store().reserve(total);
+  for (std::uint32_t ti = 0; ti < l.tensors.size(); ++ti) {
+    const auto& t = l.tensors[ti];
+    if (!t.input) continue;
+    for (std::uint64_t e = 0; e < t.elements(); ++e) d.input(exec::input_ref{ti, t.name, e, t.shape, t.kind});
+  }
+}
+
+// Runs the CTAs of every side symbolically, as independent jobs on `options.threads` threads,
+// with the race context observing. The calling thread runs its jobs in `s`; every other thread
+// in a store of its own (a fork of `s`), whose outputs are imported into `s` afterwards (a CTA's
+// terms do not depend on the store they are built in). Results are collected in grid order, so
+// reports are the same for any number of threads: the first failing CTA of a side stops that
+// side (later CTAs are skipped), the first CTA with a race report gives the side's race text, and
+// the inter-CTA pass adds CTAs in grid order.
+inline std::vector<side_report> run_sides(term::store& s, std::span<const prepared_kernel* const> sides,
+                                          std::vector<kernel_run>& outs, const check_options& options) {
+  exec::engine_options engine = options.engine;
+  engine.lockstep_warps = engine.lockstep_warps || options.race.warp_synchronous;
+  struct side_state {
+    const prepared_kernel* k = nullptr;
+    std::atomic<std::uint32_t> stop{UINT32_MAX};  // the first CTA that failed, so far
+  };
+  struct job_result {
+    bool ran = false;
+    unsigned worker = 0;
+    cta_run<term::term_id> run;
+    race::cta_footprint footprint;
+    exec::run_info info;
+    std::optional<race::report> races;  // when not clean
+    bool incomplete = false;            // it wrote an input-only tensor whose reads went unrecorded
+    double seconds = 0;
+  };
+  std::vector<std::unique_ptr<side_state>> state;
+  std::vector<std::pair<std::size_t, std::uint32_t>> jobs;  // (side, CTA number)
+  for (std::size_t si = 0; si < sides.size(); ++si) {
+    auto st = std::make_unique<side_state>();
+    st->k = sides[si];
+    for (std::uint32_t ci = 0; ci < st->k->ctas.size(); ++ci) jobs.emplace_back(si, ci);
+    state.push_back(std::move(st));
+  }
+  std::vector<job_result> results(jobs.size());
+  unsigned threads = std::max(1u, std::min<unsigned>(options.threads, static_cast<unsigned>(jobs.size())));
+  // Each thread runs its jobs in a store of its own (the calling thread in s), with its own domain
+  // and race contexts.
+  struct worker_state {
+    std::unique_ptr<term::store> own;
+    term::store& store;
+    exec::symbolic_domain d;
+    race::context skip_ctx, full_ctx;
+    worker_state(std::unique_ptr<term::store> o, term::store& st, const race::options& ro)
+        : own(std::move(o)), store(st), d(store), skip_ctx(with_skip(ro, true)), full_ctx(with_skip(ro, false)) {}
+    static race::options with_skip(race::options o, bool skip) {
+      o.skip_input_reads = skip;
+      return o;
+    }
+  };
+  // The other threads' stores are forks of s taken after its inputs are made (make_inputs): what s
+  // held then has the same ids in every store, so importing their outputs maps no input.
+  std::vector<std::unique_ptr<worker_state>> workers;
+  workers.push_back(std::make_unique<worker_state>(nullptr, s, options.race));
+  // (Not when a side runs only some CTAs of its grid: those read a part of the inputs.)
+  const bool whole_grids =
+      std::all_of(sides.begin(), sides.end(), [](const prepared_kernel* k) { return k->kernel.ctas.empty(); });
+  if (!state.empty() && whole_grids) make_inputs(workers[0]->d, state[0]->k->launch);
+  for (unsigned t = 1; t < threads; ++t) {
+    auto own = std::make_unique<term::store>(s);
+    term::store& st = *own;
+    workers.push_back(std::make_unique<worker_state>(std::move(own), st, options.race));
+  }
+  // The jobs of a pass, in the order they start: the sides with the fewest CTAs first (their CTAs
+  // are the largest when both sides compute the same outputs), so that one big CTA does not start
+  // last and run alone. The first pass leaves reads of input-only tensors unrecorded
+  // (race::options::skip_input_reads: a GEMM's bulk of accesses); a side with a CTA that writes
+  // one anyway runs all its CTAs again recording everything (`full`), since its intra-CTA report
+  // and its inter-CTA footprints both need those reads.
+  std::vector<std::size_t> todo(jobs.size());
+  std::iota(todo.begin(), todo.end(), std::size_t{0});
+  std::stable_sort(todo.begin(), todo.end(), [&](std::size_t a, std::size_t b) {
+    return state[jobs[a].first]->k->ctas.size() < state[jobs[b].first]->k->ctas.size();
+  });
+  std::vector<char> full(sides.size(), 0);
+  std::size_t total = jobs.size();
+  std::atomic<std::size_t> finished{0};
+
+  auto run_job = [&](unsigned w, std::size_t i) {
+    worker_state& ws = *workers[w];
+    std::size_t j = todo[i];
+    auto [si, ci] = jobs[j];
+    race::context& ctx = full[si] ? ws.full_ctx : ws.skip_ctx;
+    side_state& st = *state[si];
+    if (ci > st.stop.load()) return;
+    exec::launch l = st.k->launch;
+    l.cta = st.k->ctas[ci];
+    job_result& r = results[j];
+    r.worker = w;
+    auto t0 = std::chrono::steady_clock::now();
+    if (options.check_races) {
+      race::recording_observer obs{&ctx, &r.footprint};
+      r.run = run_cta(ws.d, st.k->symbolic_program, l, obs, engine);
+      r.info = ctx.info();
+      r.incomplete = ctx.incomplete();
+      if (!ctx.result().clean()) r.races = ctx.take_result();
+    } else {
+      exec::null_observer none;
+      r.run = run_cta(ws.d, st.k->symbolic_program, l, none, engine);
+    }
+    r.ran = true;
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ++finished;
+    if (w == 0 && options.progress) options.progress("run", finished.load(), total);
+    if (r.run.error)
+      for (std::uint32_t f = st.stop.load(); ci < f && !st.stop.compare_exchange_weak(f, ci);) {
+      }
+  };
+  support::parallel_for(threads, todo.size(), run_job);
+  if (options.check_races) {
+    for (std::size_t j = 0; j < jobs.size(); ++j)
+      if (results[j].ran && results[j].incomplete) full[jobs[j].first] = 1;
+    std::erase_if(todo, [&](std::size_t j) { return !full[jobs[j].first]; });
+    for (std::size_t j : todo) results[j] = job_result{};
+    total += todo.size();
+    if (!todo.empty()) support::parallel_for(threads, todo.size(), run_job);
+  }
+
+  // Collect, side by side, in grid order.
+  std::vector<side_report> reports;
+  outs.assign(sides.size(), {});
+  std::vector<std::vector<term::term_id>> memo(threads);
+  std::size_t j = 0;
+  for (std::size_t si = 0; si < sides.size(); ++si) {
+    side_state& st = *state[si];
+    side_report r;
+    r.name = sides[si]->name;
+    grid_collector<term::term_id> collect(st.k->launch, st.k->ctas);
+    race::grid_footprint grid;
+    for (std::uint32_t ci = 0; ci < st.k->ctas.size(); ++ci, ++j) {
+      job_result& jr = results[j];
+      if (!jr.ran) continue;
+      r.seconds += jr.seconds;
+      if (jr.races && r.race_text.empty()) {
+        r.race_free = jr.races->race_free();
+        r.well_synchronized = jr.races->well_synchronized();
+        r.race_text = "CTA " + cta_name(st.k->ctas[ci]) + ":\n" + race::format(*jr.races, jr.info, st.k->lines);
+        r.race_cta = st.k->ctas[ci];
+        r.race_report = std::move(jr.races);
+        r.race_info = jr.info;  // a copy: the inter-CTA pass below reads it too
+      }
+      if (options.check_races) grid.add(static_cast<std::int32_t>(ci), st.k->ctas[ci], jr.footprint, jr.info);
+      if (jr.worker != 0)
+        for (auto& written : jr.run.written)
+          for (auto& [i, v] : written) v = s.import(workers[jr.worker]->store, v, memo[jr.worker]);
+      collect.add(ci, std::move(jr.run), [](term::term_id a, term::term_id b) { return a == b; });
+    }
+    exec::symbolic_domain d(s);
+    outs[si] = std::move(collect).finish(d);
+    if (grid.conflict()) r.conflicts.push_back(*grid.conflict());
+    r.error = outs[si].error;
+    r.failed_cta = outs[si].failed_cta;
+    r.steps = outs[si].steps;
+    r.ctas = outs[si].ctas;
+    r.conflicts.insert(r.conflicts.end(), outs[si].conflicts.begin(), outs[si].conflicts.end());
+    reports.push_back(std::move(r));
+  }
+  return reports;
+}
+
+// Runs one side (see run_sides).
+inline side_report run_side(term::store& s, const prepared_kernel& k, kernel_run& out, const check_options& options) {
+  const prepared_kernel* one = &k;
+  std::vector<kernel_run> outs;
+  side_report r = std::move(run_sides(s, std::span<const prepared_kernel* const>(&one, 1), outs, options).front());
+  out = std::move(outs.front());
+  return r;
+}
+
+}  // namespace gpueq::check

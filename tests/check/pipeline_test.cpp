@@ -1,0 +1,118 @@
+// The staged check (issue 19): each side prepared (lifted and decoded) once per check, the one
+// verdict vocabulary (names, "expect" spellings, exit codes, run errors' classes), and the screen
+// stage's findings and precedence.
+#include <gpueq/check/driver.hpp>
+#include <gpueq/check/spec_json.hpp>
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <set>
+#include <string>
+
+using namespace gpueq;
+
+namespace {
+
+check::pair_spec corpus(const char* file) {
+  return check::load_spec((std::filesystem::path(GPUEQ_SOURCE_DIR) / "examples" / "kernels" / file).string());
+}
+
+}  // namespace
+
+TEST_CASE("a check decodes each side twice at most: once lifted, once for float32") {
+  // A pair that differs: the run, the float32 side report and the counterexample replay all read
+  // the prepared kernels, so 2 sides x 2 programs = 4 decodes, however many stages ran.
+  check::pair_spec spec = corpus("bugs/dense_relu_ref_vs_noclip.pair.json");
+  check::resolved_pair pair = check::resolve(spec);
+  for (unsigned threads : {1u, 2u}) {
+    check::check_options o;
+    o.threads = threads;
+    std::uint64_t before = exec::decode_count().load();
+    check::check_result r = check::check_pair(spec, pair, o);
+    std::uint64_t decodes = exec::decode_count().load() - before;
+    INFO(r.summary);
+    REQUIRE(r.v == check::verdict::different);
+    CHECK(r.float32.has_value());          // the float32 stage ran
+    REQUIRE(r.counterexample.has_value());  // and the replay
+    CHECK(r.counterexample->float_reference.has_value());
+    CHECK(r.counterexample->float_candidate.has_value());
+    CHECK(decodes == 4);
+  }
+}
+
+TEST_CASE("verdict vocabulary: one spelling per class, read back by verdict_named, and its exit code") {
+  std::set<std::string_view> names;
+  for (std::size_t i = 0; i < check::verdict_count; ++i) {
+    auto v = static_cast<check::verdict>(i);
+    CHECK(names.insert(check::name(v)).second);  // no two classes share a spelling
+    REQUIRE(check::verdict_named(check::name(v)).has_value());
+    CHECK(*check::verdict_named(check::name(v)) == v);
+  }
+  CHECK(check::name(check::verdict::different) == "not-equivalent");
+  CHECK(check::verdict_named("different") == check::verdict::different);  // the older spelling
+  CHECK_FALSE(check::verdict_named("differnt").has_value());
+  CHECK(check::exit_code(check::verdict::equivalent) == 0);
+  CHECK(check::exit_code(check::verdict::different) == 1);
+  for (auto v : {check::verdict::race, check::verdict::deadlock, check::verdict::uninitialized, check::verdict::out_of_bounds,
+                 check::verdict::trap})
+    CHECK(check::exit_code(v) == 2);
+  for (auto v : {check::verdict::unknown, check::verdict::unsupported, check::verdict::not_structured})
+    CHECK(check::exit_code(v) == 3);
+  CHECK(check::exit_code(check::verdict::bad_input) == 4);
+  CHECK(check::exit_code(check::verdict::resource_limit) == 5);
+}
+
+TEST_CASE("every run error kind maps to its own verdict class; an uninitialized read is not out-of-bounds") {
+  using k = exec::error_kind;
+  CHECK(check::verdict_of(k::uninitialized) == check::verdict::uninitialized);
+  CHECK(check::verdict_of(k::out_of_bounds) == check::verdict::out_of_bounds);
+  CHECK(check::verdict_of(k::misaligned) == check::verdict::out_of_bounds);
+  CHECK(check::verdict_of(k::deadlock) == check::verdict::deadlock);
+  CHECK(check::verdict_of(k::barrier) == check::verdict::deadlock);
+  CHECK(check::verdict_of(k::trap) == check::verdict::trap);
+  CHECK(check::verdict_of(k::unsupported) == check::verdict::unsupported);
+  CHECK(check::verdict_of(k::not_structured) == check::verdict::not_structured);
+  CHECK(check::verdict_of(k::limit) == check::verdict::resource_limit);
+  CHECK(check::verdict_of(k::domain) == check::verdict::unknown);
+}
+
+TEST_CASE("a spec's expect is read in the vocabulary, and a misspelled one is an error listing the names") {
+  std::string base = R"({"tensors": {"x": {"dtype": "f32", "shape": [4], "role": "inout"}},
+    "kernel": {"ptx": "k.ptx", "params": ["x"], "block": [4]}, "expect": )";
+  CHECK(check::parse_spec(base + R"("uninitialized-read"})", "s.json").expect == check::verdict::uninitialized);
+  CHECK(check::parse_spec(base + R"("not-equivalent"})", "s.json").expect == check::verdict::different);
+  CHECK(check::parse_spec(base + R"("different"})", "s.json").expect == check::verdict::different);
+  CHECK_THROWS_WITH_AS(check::parse_spec(base + R"("same"})", "s.json"), doctest::Contains("uninitialized-read"),
+                       support::diagnostic_error);
+}
+
+TEST_CASE("screen: every finding is kept, races first, and the verdict is the first") {
+  check::check_result res;
+  check::side_report ref, cand;
+  ref.name = "reference";
+  cand.name = "candidate";
+  // The candidate's run stopped at an uninitialized read after its race context saw a race; the
+  // reference has an inter-CTA conflict.
+  cand.error = exec::run_error{};
+  cand.error->kind = exec::error_kind::uninitialized;
+  cand.error->message = "read of uninitialized shared memory";
+  cand.failed_cta = exec::dim3{0, 0, 0};
+  cand.race_text = "RAW race on shared s[1]";
+  cand.race_free = false;
+  ref.conflicts = {"y[0] is written by CTA (0,0,0) and written by CTA (1,0,0)"};
+  REQUIRE(check::detail::screen(res, {&ref, &cand}));
+  REQUIRE(res.findings.size() == 3);
+  CHECK(res.findings[0].v == check::verdict::race);
+  CHECK(res.findings[0].side == "candidate");
+  CHECK(res.findings[1].v == check::verdict::uninitialized);
+  CHECK(res.findings[2].v == check::verdict::race);
+  CHECK(res.findings[2].side == "reference");
+  CHECK(res.v == check::verdict::race);
+  CHECK(res.summary == res.findings[0].message);
+
+  check::check_result clean;
+  check::side_report a, b;
+  CHECK_FALSE(check::detail::screen(clean, {&a, &b}));
+  CHECK(clean.findings.empty());
+}
