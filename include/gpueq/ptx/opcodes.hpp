@@ -140,8 +140,12 @@ constexpr opcode_status unsupported(std::string_view message) { return opcode_st
   X(ld, "ld", 2, 3, memory, supported)                                                                               \
   X(ldu, "ldu", 2, 2, memory, supported)                                                                             \
   X(st, "st", 2, 3, memory, supported)                                                                               \
-  X(prefetch, "prefetch", 1, 1, memory, supported)                                                                   \
-  X(prefetchu, "prefetchu", 1, 1, memory, supported)                                                                 \
+  /* prefetch: the engine has a no-op for it, but every PTX spelling names a level (.L1, .L2)                        \
+     the decoder does not know, so no prefetch has ever run */                                                       \
+  X(prefetch, "prefetch", 1, 1, memory,                                                                              \
+    unsupported("prefetch (a cache prefetch hint) is not modelled yet"))                                             \
+  X(prefetchu, "prefetchu", 1, 1, memory,                                                                            \
+    unsupported("prefetchu (a cache prefetch hint) is not modelled yet"))                                            \
   X(atom, "atom", 3, 5, atomic, supported)                                                                           \
   X(red, "red", 2, 4, atomic, supported)                                                                             \
   X(cp_async, "cp.async", 3, 5, async_copy, supported)                                                               \
