@@ -1,6 +1,6 @@
 // `gpueq parse`: read a PTX file and show what gpueq sees in it.
 //   gpueq parse kernel.ptx            kernels, parameters, shared arrays, instruction counts,
-//                                     lifted idioms
+//                                     lifted idioms, instructions gpueq cannot execute
 //   gpueq parse kernel.ptx --json     the same, machine-readable
 //   gpueq parse kernel.ptx --print    the parsed IR printed back as PTX (--lifted: after lifting)
 // Exit 0 on success, 4 on a parse error (printed as file:line:column: reason).
@@ -145,6 +145,14 @@ int run_one(const options& opt) {
       k["lifted"].push_back(lj);
     }
     k["instructions_after_lifting"] = lifted.functions[fi].instructions.size();
+    // What a run would stop at, from the opcode table, so nobody learns it one run at a time.
+    // Absent when there is nothing to say.
+    for (const ptx::unsupported_use& u : ptx::unsupported_instructions(m, f))
+      k["unsupported"].push_back({{"opcode", std::string(ptx::name(u.op))},
+                                  {"family", std::string(ptx::name(ptx::family(u.op)))},
+                                  {"count", u.count},
+                                  {"line", u.first_line},
+                                  {"message", std::string(u.message)}});
     (f.entry ? j["kernels"] : j["functions"]).push_back(k);
 
     if (!opt.json) {
@@ -172,6 +180,13 @@ int run_one(const options& opt) {
         if (lj.contains("source")) std::cout << ", " << lj["source"].get<std::string>();
         std::cout << ")\n";
       }
+      if (k.contains("unsupported"))
+        for (auto& uj : k["unsupported"]) {
+          auto count = uj["count"].get<std::uint32_t>();
+          std::cout << "  cannot execute: " << uj["opcode"].get<std::string>() << " (" << count
+                    << (count == 1 ? " instruction" : " instructions") << ", first at line "
+                    << uj["line"].get<std::uint32_t>() << "): " << uj["message"].get<std::string>() << "\n";
+        }
     }
   }
   if (opt.json) std::cout << j.dump(2) << '\n';
@@ -195,8 +210,8 @@ const cli::registrar reg{"parse", [](CLI::App& app) -> cli::runner {
   auto opt = std::make_shared<options>();
   auto* cmd = app.add_subcommand(
       "parse",
-      "Parse a PTX file: list its kernels with parameters, shared arrays, instruction counts and\n"
-      "lifted math idioms (expf, __expf, tanhf, ...).\n"
+      "Parse a PTX file: list its kernels with parameters, shared arrays, instruction counts,\n"
+      "lifted math idioms (expf, __expf, tanhf, ...) and the instructions gpueq cannot execute.\n"
       "Exit: 0 parsed, 4 parse error (file:line:column: reason) or unreadable file.");
   cmd->add_option("files", opt->files, "the PTX files")->required();
   cmd->add_flag("--json", opt->json, "print a machine-readable report");

@@ -23,6 +23,11 @@
 // every case a form does not cover (symbolic operands, errors), to the generic path (generic_step).
 // Both paths give the same results, errors and observer events; engine_options::fast_forms turns
 // the fast one off, and tests/exec/fast_forms_test.cpp holds them to it.
+//
+// Which opcodes run at all is the opcode table's status column (ptx/opcodes.hpp): an unsupported
+// opcode stops the run with the table's message when a thread reaches it (guard true), the same
+// words `gpueq parse` lists it with; tests/exec/opcode_table_test.cpp holds the column to the
+// dispatch below.
 #pragma once
 
 #include <gpueq/exec/domain.hpp>
@@ -747,6 +752,9 @@ class engine {
         return;
       }
     }
+    // An opcode the table marks unsupported stops here with the table's message, the words
+    // `gpueq parse` listed it with (ptx/opcodes.hpp), before any modifier or operand is looked at.
+    if (!ptx::is_supported(x.op)) fail_at(error_kind::unsupported, t, std::string(ptx::unsupported_message(x.op)));
     if (!x.unknown_mods.empty() && !tolerates_unknown(x.op))
       fail_at(error_kind::unsupported, t, "modifier " + std::string(p_.str(x.unknown_mods.front())));
     using op = ptx::opcode;
@@ -1060,8 +1068,7 @@ class engine {
       case op::tanh: o = aop::tanh; break;
       case op::sin: o = aop::sin; break;
       case op::cos: o = aop::cos; break;
-      case op::testp: case op::copysign: default:
-        fail_at(error_kind::unsupported, t, "this floating-point instruction");
+      default: fail_at(error_kind::unsupported, t, "this floating-point instruction");
     }
     if (x.ops.size() > 4) fail_at(error_kind::unsupported, t, "three-input min/max");
     float_mode m = mode_of(x);

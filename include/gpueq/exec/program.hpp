@@ -400,7 +400,8 @@ class decoder {
 
   static fast_form fast_form_of(const xinstr& x) {
     fast_form f;
-    if (!x.unknown_mods.empty() || !classify(x, f)) f = fast_form{};
+    // An unsupported opcode gets none: the generic path stops the run with the table's message.
+    if (!ptx::is_supported(x.op) || !x.unknown_mods.empty() || !classify(x, f)) f = fast_form{};
     f.guarded = x.guarded;
     f.guard_negated = x.guard_negated;
     f.guard = x.guard;

@@ -3,9 +3,11 @@
 // round-trips), the PTX line and column of every instruction, and the CUDA source line from the
 // last `.loc` before it. Names (registers, symbols, labels, modifiers, types) are interned in the
 // module's name table: an instruction is a few small integers, which keeps the parser fast and
-// comparisons cheap. The supported opcodes live in one table (GPUEQ_PTX_OPCODES); an opcode
-// outside it is a parse error, never a silent skip.
+// comparisons cheap. The opcodes the parser accepts live in one table (ptx/opcodes.hpp), with
+// what the engine does with each; an opcode outside it is a parse error, never a silent skip.
 #pragma once
+
+#include <gpueq/ptx/opcodes.hpp>
 
 #include <boost/container/small_vector.hpp>
 #include <boost/unordered/unordered_flat_map.hpp>
@@ -59,123 +61,6 @@ class name_table {
   std::vector<std::string_view> views_;
   boost::unordered_flat_map<std::string_view, std::uint32_t> index_;
 };
-
-// ---------------------------------------------------------------------------------------------
-// Opcodes: (enumerator, PTX spelling, fewest operands, most operands). A spelling with dots
-// (`bar.warp.sync`, `cp.async.wait_group`) is matched as the longest dotted prefix of the
-// instruction; the remaining dotted parts are its modifiers. A destination pair `d|p` and a
-// vector `{a, b}` count as one operand.
-#define GPUEQ_PTX_OPCODES(X)                                                                  \
-  /* integer and bit arithmetic */                                                            \
-  X(add, "add", 3, 3) X(addc, "addc", 3, 3) X(sub, "sub", 3, 3) X(subc, "subc", 3, 3)         \
-  X(mul, "mul", 3, 3) X(mad, "mad", 4, 4) X(madc, "madc", 4, 4) X(mul24, "mul24", 3, 3)       \
-  X(mad24, "mad24", 4, 4) X(sad, "sad", 4, 4) X(div, "div", 3, 3) X(rem, "rem", 3, 3)         \
-  X(abs, "abs", 2, 2) X(neg, "neg", 2, 2) X(min, "min", 3, 4) X(max, "max", 3, 4)             \
-  X(popc, "popc", 2, 2) X(clz, "clz", 2, 2) X(bfind, "bfind", 2, 2) X(fns, "fns", 4, 4)       \
-  X(brev, "brev", 2, 2) X(bfe, "bfe", 4, 4) X(bfi, "bfi", 5, 5) X(prmt, "prmt", 3, 4)         \
-  X(dp4a, "dp4a", 4, 4) X(dp2a, "dp2a", 4, 4) X(bmsk, "bmsk", 3, 3) X(szext, "szext", 3, 3)   \
-  X(and_, "and", 3, 3) X(or_, "or", 3, 3) X(xor_, "xor", 3, 3) X(not_, "not", 2, 2)           \
-  X(cnot, "cnot", 2, 2) X(lop3, "lop3", 5, 6) X(shf, "shf", 4, 4) X(shl, "shl", 3, 3)         \
-  X(shr, "shr", 3, 3)                                                                         \
-  /* floating point */                                                                        \
-  X(testp, "testp", 2, 2) X(copysign, "copysign", 3, 3) X(fma, "fma", 4, 4)                   \
-  X(rcp, "rcp", 2, 2) X(sqrt, "sqrt", 2, 2) X(rsqrt, "rsqrt", 2, 2) X(sin, "sin", 2, 2)       \
-  X(cos, "cos", 2, 2) X(lg2, "lg2", 2, 2) X(ex2, "ex2", 2, 2) X(tanh, "tanh", 2, 2)           \
-  /* comparison, selection, moves, conversion */                                              \
-  X(set, "set", 3, 4) X(setp, "setp", 3, 4) X(selp, "selp", 4, 4) X(slct, "slct", 4, 4)       \
-  X(mov, "mov", 2, 2) X(cvt, "cvt", 2, 4) X(cvta, "cvta", 2, 2) X(isspacep, "isspacep", 2, 2) \
-  /* memory */                                                                                \
-  X(ld, "ld", 2, 3) X(ldu, "ldu", 2, 2) X(st, "st", 2, 3) X(prefetch, "prefetch", 1, 1)       \
-  X(prefetchu, "prefetchu", 1, 1) X(atom, "atom", 3, 5) X(red, "red", 2, 4)                   \
-  X(cp_async, "cp.async", 3, 5) X(cp_async_commit_group, "cp.async.commit_group", 0, 0)       \
-  X(cp_async_wait_group, "cp.async.wait_group", 1, 1)                                         \
-  X(cp_async_wait_all, "cp.async.wait_all", 0, 0)                                             \
-  X(cp_async_mbarrier_arrive, "cp.async.mbarrier.arrive", 1, 1)                               \
-  X(cp_async_bulk, "cp.async.bulk", 2, 8)                                                     \
-  X(cp_async_bulk_commit_group, "cp.async.bulk.commit_group", 0, 0)                           \
-  X(cp_async_bulk_wait_group, "cp.async.bulk.wait_group", 1, 1)                               \
-  X(ldmatrix, "ldmatrix", 2, 2) X(stmatrix, "stmatrix", 2, 2) X(movmatrix, "movmatrix", 2, 2) \
-  X(wmma_load, "wmma.load", 2, 3) X(wmma_store, "wmma.store", 2, 3)                           \
-  X(wmma_mma, "wmma.mma", 4, 4) X(mma, "mma", 4, 6)                                           \
-  X(wgmma_fence, "wgmma.fence", 0, 0) X(wgmma_commit_group, "wgmma.commit_group", 0, 0)       \
-  X(wgmma_wait_group, "wgmma.wait_group", 1, 1) X(wgmma_mma_async, "wgmma.mma_async", 4, 9)   \
-  X(alloca_, "alloca", 2, 3) X(stacksave, "stacksave", 1, 1)                                  \
-  X(stackrestore, "stackrestore", 1, 1) X(discard, "discard", 2, 2)                           \
-  X(applypriority, "applypriority", 2, 2) X(createpolicy, "createpolicy", 2, 4)               \
-  X(mapa, "mapa", 3, 3) X(getctarank, "getctarank", 2, 2)                                     \
-  /* control flow */                                                                          \
-  X(bra, "bra", 1, 1) X(brx_idx, "brx.idx", 2, 2) X(call, "call", 1, 4) X(ret, "ret", 0, 0)   \
-  X(exit, "exit", 0, 0) X(trap, "trap", 0, 0) X(brkpt, "brkpt", 0, 0)                         \
-  X(nanosleep, "nanosleep", 1, 1) X(pmevent, "pmevent", 1, 1)                                 \
-  /* synchronization and warp collectives */                                                  \
-  X(bar, "bar", 1, 4) X(barrier, "barrier", 1, 4) X(bar_warp_sync, "bar.warp.sync", 1, 1)     \
-  X(barrier_cluster, "barrier.cluster", 0, 0) X(membar, "membar", 0, 0)                       \
-  X(fence, "fence", 0, 2) X(shfl, "shfl", 4, 5) X(vote, "vote", 2, 3) X(match, "match", 3, 4) \
-  X(activemask, "activemask", 1, 1) X(redux, "redux", 3, 3) X(elect, "elect", 2, 2)           \
-  X(mbarrier_init, "mbarrier.init", 2, 2) X(mbarrier_inval, "mbarrier.inval", 1, 1)           \
-  X(mbarrier_arrive, "mbarrier.arrive", 1, 3)                                                 \
-  X(mbarrier_arrive_drop, "mbarrier.arrive_drop", 1, 3)                                       \
-  X(mbarrier_test_wait, "mbarrier.test_wait", 3, 3)                                           \
-  X(mbarrier_try_wait, "mbarrier.try_wait", 3, 4)                                             \
-  X(mbarrier_pending_count, "mbarrier.pending_count", 2, 2)                                   \
-  X(mbarrier_expect_tx, "mbarrier.expect_tx", 2, 2)                                           \
-  X(mbarrier_complete_tx, "mbarrier.complete_tx", 2, 2)                                       \
-  X(setmaxnreg, "setmaxnreg", 1, 1) X(griddepcontrol, "griddepcontrol", 0, 0)                 \
-  /* pseudo-operations made by the idiom lifting pass (never parsed from PTX) */              \
-  X(lifted, "gpueq.lifted", 2, 4)
-
-enum class opcode : std::uint16_t {
-#define GPUEQ_PTX_ENUM(e, s, lo, hi) e,
-  GPUEQ_PTX_OPCODES(GPUEQ_PTX_ENUM)
-#undef GPUEQ_PTX_ENUM
-};
-
-struct opcode_info {
-  std::string_view name;
-  std::uint8_t min_operands, max_operands;
-};
-
-inline constexpr opcode_info opcode_table[] = {
-#define GPUEQ_PTX_INFO(e, s, lo, hi) {s, lo, hi},
-    GPUEQ_PTX_OPCODES(GPUEQ_PTX_INFO)
-#undef GPUEQ_PTX_INFO
-};
-
-inline constexpr std::size_t opcode_count = sizeof(opcode_table) / sizeof(opcode_table[0]);
-
-constexpr const opcode_info& info(opcode op) { return opcode_table[static_cast<std::size_t>(op)]; }
-constexpr std::string_view name(opcode op) { return info(op).name; }
-
-// The opcode spelled exactly `s` (dots included), or nullopt. Pseudo-opcodes are not found.
-inline std::optional<opcode> find_opcode(std::string_view s) {
-  static const boost::unordered_flat_map<std::string_view, opcode> table = [] {
-    boost::unordered_flat_map<std::string_view, opcode> t;
-    for (std::size_t i = 0; i < opcode_count; ++i)
-      if (static_cast<opcode>(i) != opcode::lifted) t.emplace(opcode_table[i].name, static_cast<opcode>(i));
-    return t;
-  }();
-  if (auto it = table.find(s); it != table.end()) return it->second;
-  return std::nullopt;
-}
-
-// The opcode named by the longest dotted prefix of `text` (`cp.async.ca.shared.global` ->
-// cp_async) and where its modifiers begin, or nullopt.
-struct opcode_match {
-  opcode op;
-  std::size_t modifiers_at;  // index of the '.' that starts the first modifier, or text.size()
-};
-inline std::optional<opcode_match> match_opcode(std::string_view text) {
-  std::size_t dots[5];
-  std::size_t nd = 0;
-  for (std::size_t i = 0; i < text.size() && nd < 5; ++i)
-    if (text[i] == '.') dots[nd++] = i;
-  // Candidates: the whole text when it has at most 4 dots, then each prefix before a dot.
-  if (nd < 5)
-    if (auto op = find_opcode(text)) return opcode_match{*op, text.size()};
-  for (std::size_t k = std::min<std::size_t>(nd, 4); k-- > 0;)
-    if (auto op = find_opcode(text.substr(0, dots[k]))) return opcode_match{*op, dots[k]};
-  return std::nullopt;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Operands.

@@ -1,0 +1,345 @@
+// The PTX instruction table: one row per opcode the parser accepts, with its spelling, operand
+// counts, family and status. The status says whether the execution engine runs the opcode or,
+// if not, the one-line message a user gets; `gpueq parse` lists those instructions per kernel
+// before anything runs (ptx/unsupported.hpp) and the engine stops with the same message when it
+// reaches one, so the table is the single place that says what gpueq cannot execute.
+// An opcode outside the table is a parse error, never a silent skip.
+//
+// It is plain constexpr data checked by static_asserts below (every row has a family, every
+// unsupported row a message, spellings unique, ...). Boost.Hana is not used: the rows are
+// homogeneous literal structs, which a constexpr array already checks at compile time; Hana's
+// strength, heterogeneous compile-time sequences of types, has nothing to hold here.
+#pragma once
+
+#include <boost/unordered/unordered_flat_map.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace gpueq::ptx {
+
+// What kind of work an opcode does. Arithmetic opcodes that take both integer and float types
+// (add, mul, min, ...) are integer_alu; the type modifier picks the float path at run time.
+#define GPUEQ_PTX_OPCODE_FAMILIES(X)                                                                  \
+  X(integer_alu, "integer ALU") X(floating_point, "floating point")                                   \
+  X(compare_move_convert, "compare, select, move, convert") X(memory, "memory") X(atomic, "atomic")   \
+  X(async_copy, "asynchronous copy") X(cta_barrier, "CTA barrier") X(warp_collective, "warp collective") \
+  X(tensor_core, "tensor core") X(cluster, "thread-block cluster") X(control, "control flow")         \
+  X(fence_misc, "fence and miscellaneous") X(mbarrier, "mbarrier") X(lifted_pseudo_op, "lifted pseudo-op")
+
+enum class opcode_family : std::uint8_t {
+#define GPUEQ_PTX_FAMILY_ENUM(e, s) e,
+  GPUEQ_PTX_OPCODE_FAMILIES(GPUEQ_PTX_FAMILY_ENUM)
+#undef GPUEQ_PTX_FAMILY_ENUM
+};
+
+inline constexpr std::string_view opcode_family_names[] = {
+#define GPUEQ_PTX_FAMILY_NAME(e, s) s,
+    GPUEQ_PTX_OPCODE_FAMILIES(GPUEQ_PTX_FAMILY_NAME)
+#undef GPUEQ_PTX_FAMILY_NAME
+};
+inline constexpr std::size_t opcode_family_count = std::size(opcode_family_names);
+
+constexpr std::string_view name(opcode_family f) { return opcode_family_names[static_cast<std::size_t>(f)]; }
+
+// Supported: the engine executes the opcode (some modifier combinations may still stop a run
+// with a message of their own, e.g. three-input min/max). Unsupported: the engine never executes
+// it, and `unsupported` is what the user is told. An empty message means supported, so an
+// unsupported row cannot lack its message.
+struct opcode_status {
+  std::string_view unsupported;
+  constexpr bool supported() const { return unsupported.empty(); }
+};
+
+// The names the table's status column is written with (see GPUEQ_PTX_OPCODES).
+namespace opcode_rows {
+inline constexpr opcode_status supported{};
+constexpr opcode_status unsupported(std::string_view message) { return opcode_status{message}; }
+}  // namespace opcode_rows
+
+// One message for the whole mbarrier family: what is missing is one synchronization object with
+// phases, not nine instructions.
+#define GPUEQ_PTX_MBARRIER_MESSAGE "mbarrier.* (Hopper asynchronous barriers) is not modelled yet"
+
+// The rows: (enumerator, PTX spelling, fewest operands, most operands, family, status). A
+// spelling with dots (`bar.warp.sync`, `cp.async.wait_group`) is matched as the longest dotted
+// prefix of the instruction; the remaining dotted parts are its modifiers. A destination pair
+// `d|p` and a vector `{a, b}` count as one operand. The status is what exec/engine.hpp does with
+// the opcode today: changing the engine means changing the row (tests/exec/opcode_table_test.cpp
+// checks every supported row against the execution tests).
+#define GPUEQ_PTX_OPCODES(X)                                                                                         \
+  /* integer and bit arithmetic */                                                                                   \
+  X(add, "add", 3, 3, integer_alu, supported)                                                                        \
+  X(addc, "addc", 3, 3, integer_alu,                                                                                 \
+    unsupported("addc (add with carry-in, multi-word integers) is not modelled yet"))                                \
+  X(sub, "sub", 3, 3, integer_alu, supported)                                                                        \
+  X(subc, "subc", 3, 3, integer_alu,                                                                                 \
+    unsupported("subc (subtract with borrow-in, multi-word integers) is not modelled yet"))                          \
+  X(mul, "mul", 3, 3, integer_alu, supported)                                                                        \
+  X(mad, "mad", 4, 4, integer_alu, supported)                                                                        \
+  X(madc, "madc", 4, 4, integer_alu,                                                                                 \
+    unsupported("madc (multiply-add with carry-in, multi-word integers) is not modelled yet"))                       \
+  X(mul24, "mul24", 3, 3, integer_alu, supported)                                                                    \
+  X(mad24, "mad24", 4, 4, integer_alu, supported)                                                                    \
+  X(sad, "sad", 4, 4, integer_alu, supported)                                                                        \
+  X(div, "div", 3, 3, integer_alu, supported)                                                                        \
+  X(rem, "rem", 3, 3, integer_alu, supported)                                                                        \
+  X(abs, "abs", 2, 2, integer_alu, supported)                                                                        \
+  X(neg, "neg", 2, 2, integer_alu, supported)                                                                        \
+  X(min, "min", 3, 4, integer_alu, supported)                                                                        \
+  X(max, "max", 3, 4, integer_alu, supported)                                                                        \
+  X(popc, "popc", 2, 2, integer_alu, supported)                                                                      \
+  X(clz, "clz", 2, 2, integer_alu, supported)                                                                        \
+  X(bfind, "bfind", 2, 2, integer_alu, supported)                                                                    \
+  X(fns, "fns", 4, 4, integer_alu, unsupported("fns (find the n-th set bit) is not modelled yet"))                   \
+  X(brev, "brev", 2, 2, integer_alu, supported)                                                                      \
+  X(bfe, "bfe", 4, 4, integer_alu, supported)                                                                        \
+  X(bfi, "bfi", 5, 5, integer_alu, supported)                                                                        \
+  X(prmt, "prmt", 3, 4, integer_alu, supported)                                                                      \
+  X(dp4a, "dp4a", 4, 4, integer_alu, unsupported("dp4a (four-way byte dot product) is not modelled yet"))            \
+  X(dp2a, "dp2a", 4, 4, integer_alu, unsupported("dp2a (two-way 16-bit by 8-bit dot product) is not modelled yet"))  \
+  X(bmsk, "bmsk", 3, 3, integer_alu, unsupported("bmsk (bit-field mask) is not modelled yet"))                       \
+  X(szext, "szext", 3, 3, integer_alu, unsupported("szext (sign- or zero-extend a bit field) is not modelled yet"))  \
+  X(and_, "and", 3, 3, integer_alu, supported)                                                                       \
+  X(or_, "or", 3, 3, integer_alu, supported)                                                                         \
+  X(xor_, "xor", 3, 3, integer_alu, supported)                                                                       \
+  X(not_, "not", 2, 2, integer_alu, supported)                                                                       \
+  X(cnot, "cnot", 2, 2, integer_alu, supported)                                                                      \
+  X(lop3, "lop3", 5, 6, integer_alu, supported)                                                                      \
+  X(shf, "shf", 4, 4, integer_alu, supported)                                                                        \
+  X(shl, "shl", 3, 3, integer_alu, supported)                                                                        \
+  X(shr, "shr", 3, 3, integer_alu, supported)                                                                        \
+  /* floating point */                                                                                               \
+  X(testp, "testp", 2, 2, floating_point,                                                                            \
+    unsupported("testp (floating-point class test: finite, infinite, NaN, ...) is not modelled yet"))                \
+  X(copysign, "copysign", 3, 3, floating_point, unsupported("copysign is not modelled yet"))                         \
+  X(fma, "fma", 4, 4, floating_point, supported)                                                                     \
+  X(rcp, "rcp", 2, 2, floating_point, supported)                                                                     \
+  X(sqrt, "sqrt", 2, 2, floating_point, supported)                                                                   \
+  X(rsqrt, "rsqrt", 2, 2, floating_point, supported)                                                                 \
+  X(sin, "sin", 2, 2, floating_point, supported)                                                                     \
+  X(cos, "cos", 2, 2, floating_point, supported)                                                                     \
+  X(lg2, "lg2", 2, 2, floating_point, supported)                                                                     \
+  X(ex2, "ex2", 2, 2, floating_point, supported)                                                                     \
+  X(tanh, "tanh", 2, 2, floating_point, supported)                                                                   \
+  /* comparison, selection, moves, conversion */                                                                     \
+  X(set, "set", 3, 4, compare_move_convert, supported)                                                               \
+  X(setp, "setp", 3, 4, compare_move_convert, supported)                                                             \
+  X(selp, "selp", 4, 4, compare_move_convert, supported)                                                             \
+  X(slct, "slct", 4, 4, compare_move_convert,                                                                        \
+    unsupported("slct (select on the sign of a third operand) is not modelled yet"))                                 \
+  X(mov, "mov", 2, 2, compare_move_convert, supported)                                                               \
+  X(cvt, "cvt", 2, 4, compare_move_convert, supported)                                                               \
+  X(cvta, "cvta", 2, 2, compare_move_convert, supported)                                                             \
+  X(isspacep, "isspacep", 2, 2, compare_move_convert,                                                                \
+    unsupported("isspacep (test the state space of a generic address) is not modelled yet"))                         \
+  /* memory */                                                                                                       \
+  X(ld, "ld", 2, 3, memory, supported)                                                                               \
+  X(ldu, "ldu", 2, 2, memory, supported)                                                                             \
+  X(st, "st", 2, 3, memory, supported)                                                                               \
+  /* prefetch: the engine has a no-op for it, but every PTX spelling names a level (.L1, .L2)                        \
+     the decoder does not know, so no prefetch has ever run */                                                       \
+  X(prefetch, "prefetch", 1, 1, memory,                                                                              \
+    unsupported("prefetch (a cache prefetch hint) is not modelled yet"))                                             \
+  X(prefetchu, "prefetchu", 1, 1, memory,                                                                            \
+    unsupported("prefetchu (a cache prefetch hint) is not modelled yet"))                                            \
+  X(atom, "atom", 3, 5, atomic, supported)                                                                           \
+  X(red, "red", 2, 4, atomic, supported)                                                                             \
+  X(cp_async, "cp.async", 3, 5, async_copy, supported)                                                               \
+  X(cp_async_commit_group, "cp.async.commit_group", 0, 0, async_copy, supported)                                     \
+  X(cp_async_wait_group, "cp.async.wait_group", 1, 1, async_copy, supported)                                         \
+  X(cp_async_wait_all, "cp.async.wait_all", 0, 0, async_copy, supported)                                             \
+  X(cp_async_mbarrier_arrive, "cp.async.mbarrier.arrive", 1, 1, async_copy,                                          \
+    unsupported("cp.async.mbarrier.arrive (cp.async completion tracked by an mbarrier) is not modelled yet"))        \
+  X(cp_async_bulk, "cp.async.bulk", 2, 8, async_copy,                                                                \
+    unsupported("cp.async.bulk.* (Hopper bulk asynchronous copies and TMA) is not modelled yet"))                    \
+  X(cp_async_bulk_commit_group, "cp.async.bulk.commit_group", 0, 0, async_copy,                                      \
+    unsupported("cp.async.bulk.* (Hopper bulk asynchronous copies and TMA) is not modelled yet"))                    \
+  X(cp_async_bulk_wait_group, "cp.async.bulk.wait_group", 1, 1, async_copy,                                          \
+    unsupported("cp.async.bulk.* (Hopper bulk asynchronous copies and TMA) is not modelled yet"))                    \
+  X(ldmatrix, "ldmatrix", 2, 2, tensor_core, supported)                                                              \
+  X(stmatrix, "stmatrix", 2, 2, tensor_core, unsupported("stmatrix (warp-wide matrix store) is not modelled yet"))   \
+  X(movmatrix, "movmatrix", 2, 2, tensor_core,                                                                       \
+    unsupported("movmatrix (warp-wide matrix transpose) is not modelled yet"))                                       \
+  X(wmma_load, "wmma.load", 2, 3, tensor_core, supported)                                                            \
+  X(wmma_store, "wmma.store", 2, 3, tensor_core, supported)                                                          \
+  X(wmma_mma, "wmma.mma", 4, 4, tensor_core, supported)                                                              \
+  X(mma, "mma", 4, 6, tensor_core, supported)                                                                        \
+  X(wgmma_fence, "wgmma.fence", 0, 0, tensor_core,                                                                   \
+    unsupported("wgmma.* (Hopper warpgroup matrix multiply) is not modelled yet"))                                   \
+  X(wgmma_commit_group, "wgmma.commit_group", 0, 0, tensor_core,                                                     \
+    unsupported("wgmma.* (Hopper warpgroup matrix multiply) is not modelled yet"))                                   \
+  X(wgmma_wait_group, "wgmma.wait_group", 1, 1, tensor_core,                                                         \
+    unsupported("wgmma.* (Hopper warpgroup matrix multiply) is not modelled yet"))                                   \
+  X(wgmma_mma_async, "wgmma.mma_async", 4, 9, tensor_core,                                                           \
+    unsupported("wgmma.* (Hopper warpgroup matrix multiply) is not modelled yet"))                                   \
+  X(alloca_, "alloca", 2, 3, memory, unsupported("alloca (dynamic stack allocation) is not modelled yet"))           \
+  X(stacksave, "stacksave", 1, 1, memory, unsupported("stacksave (dynamic stack allocation) is not modelled yet"))   \
+  X(stackrestore, "stackrestore", 1, 1, memory,                                                                      \
+    unsupported("stackrestore (dynamic stack allocation) is not modelled yet"))                                      \
+  X(discard, "discard", 2, 2, memory,                                                                                \
+    unsupported("discard (drop a cache line without writing it back) is not modelled yet"))                          \
+  X(applypriority, "applypriority", 2, 2, memory,                                                                    \
+    unsupported("applypriority (L2 eviction priority of a cache line) is not modelled yet"))                         \
+  X(createpolicy, "createpolicy", 2, 4, memory,                                                                      \
+    unsupported("createpolicy (L2 cache eviction policies) is not modelled yet"))                                    \
+  X(mapa, "mapa", 3, 3, cluster,                                                                                     \
+    unsupported("mapa (an address in another CTA of a cluster) is not modelled yet: gpueq runs one CTA at a time"))  \
+  X(getctarank, "getctarank", 2, 2, cluster,                                                                         \
+    unsupported("getctarank (the cluster CTA owning an address) is not modelled yet: gpueq runs one CTA at a time")) \
+  /* control flow */                                                                                                 \
+  X(bra, "bra", 1, 1, control, supported)                                                                            \
+  X(brx_idx, "brx.idx", 2, 2, control,                                                                               \
+    unsupported("brx.idx (indirect branch through a label table) is not modelled yet"))                              \
+  X(call, "call", 1, 4, control,                                                                                     \
+    unsupported("call (a call to a .func) is not modelled yet: only kernels whose device functions are inlined run")) \
+  X(ret, "ret", 0, 0, control, supported)                                                                            \
+  X(exit, "exit", 0, 0, control, supported)                                                                          \
+  X(trap, "trap", 0, 0, control, supported)                                                                          \
+  X(brkpt, "brkpt", 0, 0, control, supported)                                                                        \
+  X(nanosleep, "nanosleep", 1, 1, fence_misc, supported)                                                             \
+  X(pmevent, "pmevent", 1, 1, fence_misc, supported)                                                                 \
+  /* synchronization and warp collectives */                                                                         \
+  X(bar, "bar", 1, 4, cta_barrier, supported)                                                                        \
+  X(barrier, "barrier", 1, 4, cta_barrier, supported)                                                                \
+  X(bar_warp_sync, "bar.warp.sync", 1, 1, warp_collective, supported)                                                \
+  X(barrier_cluster, "barrier.cluster", 0, 0, cluster,                                                               \
+    unsupported("barrier.cluster (thread-block cluster barrier) is not modelled yet: gpueq runs one CTA at a time")) \
+  X(membar, "membar", 0, 0, fence_misc, supported)                                                                   \
+  X(fence, "fence", 0, 2, fence_misc, supported)                                                                     \
+  X(shfl, "shfl", 4, 5, warp_collective, supported)                                                                  \
+  X(vote, "vote", 2, 3, warp_collective, supported)                                                                  \
+  X(match, "match", 3, 4, warp_collective, supported)                                                                \
+  X(activemask, "activemask", 1, 1, warp_collective, supported)                                                      \
+  X(redux, "redux", 3, 3, warp_collective, supported)                                                                \
+  X(elect, "elect", 2, 2, warp_collective,                                                                           \
+    unsupported("elect.sync (elect one leader lane of a warp) is not modelled yet"))                                 \
+  X(mbarrier_init, "mbarrier.init", 2, 2, mbarrier, unsupported(GPUEQ_PTX_MBARRIER_MESSAGE))                         \
+  X(mbarrier_inval, "mbarrier.inval", 1, 1, mbarrier, unsupported(GPUEQ_PTX_MBARRIER_MESSAGE))                       \
+  X(mbarrier_arrive, "mbarrier.arrive", 1, 3, mbarrier, unsupported(GPUEQ_PTX_MBARRIER_MESSAGE))                     \
+  X(mbarrier_arrive_drop, "mbarrier.arrive_drop", 1, 3, mbarrier, unsupported(GPUEQ_PTX_MBARRIER_MESSAGE))           \
+  X(mbarrier_test_wait, "mbarrier.test_wait", 3, 3, mbarrier, unsupported(GPUEQ_PTX_MBARRIER_MESSAGE))               \
+  X(mbarrier_try_wait, "mbarrier.try_wait", 3, 4, mbarrier, unsupported(GPUEQ_PTX_MBARRIER_MESSAGE))                 \
+  X(mbarrier_pending_count, "mbarrier.pending_count", 2, 2, mbarrier, unsupported(GPUEQ_PTX_MBARRIER_MESSAGE))       \
+  X(mbarrier_expect_tx, "mbarrier.expect_tx", 2, 2, mbarrier, unsupported(GPUEQ_PTX_MBARRIER_MESSAGE))               \
+  X(mbarrier_complete_tx, "mbarrier.complete_tx", 2, 2, mbarrier, unsupported(GPUEQ_PTX_MBARRIER_MESSAGE))           \
+  X(setmaxnreg, "setmaxnreg", 1, 1, fence_misc,                                                                      \
+    unsupported("setmaxnreg (warpgroup register reallocation) is not modelled yet"))                                 \
+  X(griddepcontrol, "griddepcontrol", 0, 0, fence_misc,                                                              \
+    unsupported("griddepcontrol (programmatic dependent launch) is not modelled yet"))                               \
+  /* pseudo-operations made by the idiom lifting pass (never parsed from PTX) */                                     \
+  X(lifted, "gpueq.lifted", 2, 4, lifted_pseudo_op, supported)
+
+enum class opcode : std::uint16_t {
+#define GPUEQ_PTX_ENUM(e, s, lo, hi, fam, st) e,
+  GPUEQ_PTX_OPCODES(GPUEQ_PTX_ENUM)
+#undef GPUEQ_PTX_ENUM
+};
+
+struct opcode_info {
+  std::string_view name;
+  std::uint8_t min_operands, max_operands;
+  opcode_family family;
+  opcode_status status;
+};
+
+inline constexpr opcode_info opcode_table[] = {
+#define GPUEQ_PTX_INFO(e, s, lo, hi, fam, st) {s, lo, hi, opcode_family::fam, opcode_rows::st},
+    GPUEQ_PTX_OPCODES(GPUEQ_PTX_INFO)
+#undef GPUEQ_PTX_INFO
+};
+
+inline constexpr std::size_t opcode_count = std::size(opcode_table);
+
+constexpr const opcode_info& info(opcode op) { return opcode_table[static_cast<std::size_t>(op)]; }
+constexpr std::string_view name(opcode op) { return info(op).name; }
+constexpr opcode_family family(opcode op) { return info(op).family; }
+// Does the execution engine run this opcode? If not, unsupported_message says why, in the
+// words the engine's error and `gpueq parse` use.
+constexpr bool is_supported(opcode op) { return info(op).status.supported(); }
+constexpr std::string_view unsupported_message(opcode op) { return info(op).status.unsupported; }
+
+// ---- what the table guarantees, checked while compiling ------------------------------------
+namespace detail {
+constexpr bool opcode_rows_well_formed() {
+  for (std::size_t i = 0; i < opcode_count; ++i) {
+    const opcode_info& r = opcode_table[i];
+    if (r.name.empty() || r.min_operands > r.max_operands) return false;
+    if (static_cast<std::size_t>(r.family) >= opcode_family_count) return false;
+    // A message is one line that names what is missing: it is printed after "unsupported: ".
+    if (!r.status.supported() && (r.status.unsupported.find('\n') != std::string_view::npos ||
+                                  r.status.unsupported.find("not modelled") == std::string_view::npos))
+      return false;
+  }
+  return true;
+}
+constexpr bool opcode_spellings_unique() {
+  for (std::size_t i = 0; i < opcode_count; ++i)
+    for (std::size_t j = i + 1; j < opcode_count; ++j)
+      if (opcode_table[i].name == opcode_table[j].name) return false;
+  return true;
+}
+constexpr bool every_family_used() {
+  for (std::size_t f = 0; f < opcode_family_count; ++f)
+    if (std::none_of(std::begin(opcode_table), std::end(opcode_table),
+                     [&](const opcode_info& r) { return static_cast<std::size_t>(r.family) == f; }))
+      return false;
+  return true;
+}
+// How many enumerators the enum has, counted from the macro on its own (not from the table).
+inline constexpr std::size_t opcode_enumerators = 0
+#define GPUEQ_PTX_COUNT(e, s, lo, hi, fam, st) +1
+    GPUEQ_PTX_OPCODES(GPUEQ_PTX_COUNT)
+#undef GPUEQ_PTX_COUNT
+    ;
+}  // namespace detail
+
+static_assert(detail::opcode_enumerators == opcode_count, "one table row per opcode enumerator");
+static_assert(static_cast<std::size_t>(opcode::lifted) + 1 == opcode_count, "the lifted pseudo-op is the last row");
+static_assert(detail::opcode_rows_well_formed(),
+              "every row needs a family, operand counts lo <= hi, and an unsupported row a one-line "
+              "'not modelled' message");
+static_assert(detail::opcode_spellings_unique(), "two rows spell the same opcode");
+static_assert(detail::every_family_used(), "a family no opcode belongs to");
+static_assert(family(opcode::lifted) == opcode_family::lifted_pseudo_op && is_supported(opcode::lifted),
+              "the lifting pass's pseudo-op is executed by the engine");
+static_assert(!is_supported(opcode::mbarrier_init) &&
+                  unsupported_message(opcode::mbarrier_init) == GPUEQ_PTX_MBARRIER_MESSAGE,
+              "the status column reaches the table");
+
+// The opcode spelled exactly `s` (dots included), or nullopt. Pseudo-opcodes are not found.
+inline std::optional<opcode> find_opcode(std::string_view s) {
+  static const boost::unordered_flat_map<std::string_view, opcode> table = [] {
+    boost::unordered_flat_map<std::string_view, opcode> t;
+    for (std::size_t i = 0; i < opcode_count; ++i)
+      if (opcode_table[i].family != opcode_family::lifted_pseudo_op)
+        t.emplace(opcode_table[i].name, static_cast<opcode>(i));
+    return t;
+  }();
+  if (auto it = table.find(s); it != table.end()) return it->second;
+  return std::nullopt;
+}
+
+// The opcode named by the longest dotted prefix of `text` (`cp.async.ca.shared.global` ->
+// cp_async) and where its modifiers begin, or nullopt.
+struct opcode_match {
+  opcode op;
+  std::size_t modifiers_at;  // index of the '.' that starts the first modifier, or text.size()
+};
+inline std::optional<opcode_match> match_opcode(std::string_view text) {
+  std::size_t dots[5];
+  std::size_t nd = 0;
+  for (std::size_t i = 0; i < text.size() && nd < 5; ++i)
+    if (text[i] == '.') dots[nd++] = i;
+  // Candidates: the whole text when it has at most 4 dots, then each prefix before a dot.
+  if (nd < 5)
+    if (auto op = find_opcode(text)) return opcode_match{*op, text.size()};
+  for (std::size_t k = std::min<std::size_t>(nd, 4); k-- > 0;)
+    if (auto op = find_opcode(text.substr(0, dots[k]))) return opcode_match{*op, dots[k]};
+  return std::nullopt;
+}
+
+}  // namespace gpueq::ptx

@@ -1,0 +1,43 @@
+// The instructions of a kernel that gpueq cannot execute, found from the opcode table
+// (ptx/opcodes.hpp) before anything runs. Without this a user learns it from the first run that
+// reaches one, one instruction at a time; `gpueq parse` prints the whole list per kernel.
+#pragma once
+
+#include <gpueq/ptx/ir.hpp>
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace gpueq::ptx {
+
+// One unsupported opcode of a function: how often it occurs, where first, and the table's message
+// (the same words the engine's error uses when a run reaches it).
+struct unsupported_use {
+  opcode op = opcode::ret;
+  std::uint32_t count = 0;
+  std::uint32_t first_line = 0;  // PTX line of the first occurrence
+  std::string_view message;      // unsupported_message(op)
+};
+
+// Per opcode, in order of first occurrence; empty when the engine can execute every instruction.
+// Guarded instructions count too: whether their guard holds is known only when the kernel runs.
+// Today the answer depends on opcodes alone; the module (which holds the modifier names) is in
+// the signature for the rows that will depend on modifiers.
+inline std::vector<unsupported_use> unsupported_instructions(const module& /*m*/, const function& f) {
+  std::vector<unsupported_use> out;
+  std::uint32_t slot[opcode_count];  // index into out + 1, 0 = not seen
+  for (auto& s : slot) s = 0;
+  for (const instruction& ins : f.instructions) {
+    if (is_supported(ins.op)) continue;
+    auto k = static_cast<std::size_t>(ins.op);
+    if (!slot[k]) {
+      out.push_back({ins.op, 0, ins.line, unsupported_message(ins.op)});
+      slot[k] = static_cast<std::uint32_t>(out.size());
+    }
+    ++out[slot[k] - 1].count;
+  }
+  return out;
+}
+
+}  // namespace gpueq::ptx

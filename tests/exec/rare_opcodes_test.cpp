@@ -1,0 +1,196 @@
+// Execution tests for the supported opcodes that no other execution test ran: the walk of the
+// opcode table (opcode_table_test.cpp) found them. 24-bit multiplies, sad, bfind, cnot, lop3,
+// funnel shifts, sin/cos/tanh, ldu, the `barrier.sync` spelling of the CTA barrier, the
+// instructions that do nothing to one CTA's results (membar, fence, nanosleep, pmevent), exit and
+// brkpt. Expected values are computed by hand from the PTX ISA's definitions.
+#include "harness.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+using namespace exec_test;
+
+namespace {
+
+#define DOMAINS exec::float32_domain, exec::exact_domain, exec::symbolic_domain
+
+// Every result is a constant of the kernel, so the domain must not matter. The kernel ends with
+// exit rather than ret, and passes the instructions that do not change one CTA's results.
+constexpr std::string_view rare_integer_ops = R"(
+.visible .entry rare_ints(.param .u64 z_param)
+{
+  .reg .b32 %r<40>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [z_param];
+  membar.cta;
+  fence.acq_rel.gpu;
+  mov.u32 %r1, 1000;
+  mov.u32 %r2, -7;
+  mul24.lo.s32 %r3, %r1, %r2;
+  st.global.s32 [%rd1], %r3;
+  mad24.lo.s32 %r4, %r1, %r2, 5;
+  st.global.s32 [%rd1+4], %r4;
+  sad.u32 %r5, 3, 10, 100;
+  st.global.u32 [%rd1+8], %r5;
+  sad.s32 %r6, %r2, 1, 2;
+  st.global.s32 [%rd1+12], %r6;
+  mov.u32 %r7, 0x00010000;
+  bfind.u32 %r8, %r7;
+  st.global.u32 [%rd1+16], %r8;
+  bfind.shiftamt.u32 %r9, %r7;
+  st.global.u32 [%rd1+20], %r9;
+  bfind.s32 %r10, %r2;
+  st.global.u32 [%rd1+24], %r10;
+  mov.u32 %r11, 0;
+  bfind.u32 %r12, %r11;
+  st.global.u32 [%rd1+28], %r12;
+  cnot.b32 %r13, %r11;
+  st.global.u32 [%rd1+32], %r13;
+  cnot.b32 %r14, %r1;
+  st.global.u32 [%rd1+36], %r14;
+  mov.u32 %r15, 0xff00ff00;
+  mov.u32 %r16, 0x0ff00ff0;
+  mov.u32 %r17, 0x0000ffff;
+  lop3.b32 %r18, %r15, %r16, %r17, 0xea;
+  st.global.u32 [%rd1+40], %r18;
+  mov.u32 %r19, 0x80000001;
+  mov.u32 %r20, 1;
+  shf.l.wrap.b32 %r21, %r19, %r20, 4;
+  st.global.u32 [%rd1+44], %r21;
+  shf.r.clamp.b32 %r22, %r19, %r20, 4;
+  st.global.u32 [%rd1+48], %r22;
+  shf.l.clamp.b32 %r23, %r19, %r20, 40;
+  st.global.u32 [%rd1+52], %r23;
+  mov.u32 %r24, 100;
+  nanosleep.u32 %r24;
+  pmevent 1;
+  exit;
+}
+)";
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("mul24, mad24, sad, bfind, cnot, lop3 and shf on concrete bits; exit ends the kernel", D, DOMAINS) {
+  auto k = load(rare_integer_ops, "rare_ints.ptx");
+  exec::launch l = one_cta(1, {out_int("z", 14)});
+  fixture<D> f(small_integers(0));
+  auto z = cells(*k, l, f.d, 0);
+  REQUIRE(z.size() == 14);
+  auto u32 = [&](std::size_t i) {
+    REQUIRE(z[i].has_value());
+    REQUIRE(z[i]->is_bits());
+    return static_cast<std::uint32_t>(z[i]->bits);
+  };
+  auto i32 = [&](std::size_t i) { return static_cast<std::int32_t>(u32(i)); };
+  CHECK(i32(0) == -7000);               // mul24.lo.s32 1000, -7 (both fit in 24 bits)
+  CHECK(i32(1) == -6995);               // mad24.lo.s32 1000, -7, 5
+  CHECK(u32(2) == 107);                 // sad.u32 |3 - 10| + 100
+  CHECK(i32(3) == 10);                  // sad.s32 |-7 - 1| + 2
+  CHECK(u32(4) == 16);                  // bfind.u32 0x10000: the most significant set bit
+  CHECK(u32(5) == 15);                  // .shiftamt: the left shift that brings it to bit 31
+  CHECK(u32(6) == 2);                   // bfind.s32 -7 = ...11111001: the highest bit unlike the sign
+  CHECK(u32(7) == 0xffffffffu);         // bfind of 0: no bit
+  CHECK(u32(8) == 1);                   // cnot 0
+  CHECK(u32(9) == 0);                   // cnot 1000
+  CHECK(u32(10) == 0x0f00ffffu);        // lop3 0xea = (a & b) | c
+  CHECK(u32(11) == 0x18u);              // shf.l: high word of (1:0x80000001) << 4
+  CHECK(u32(12) == 0x18000000u);        // shf.r: low word of (1:0x80000001) >> 4
+  CHECK(u32(13) == 0x80000001u);        // shf.l.clamp by 40 clamps to 32: the low word moves up whole
+}
+
+TEST_CASE_TEMPLATE("ldu reads global memory like ld; barrier.sync orders shared memory like bar.sync", D, DOMAINS) {
+  // Thread t writes ldu(x[t]) to s[t], waits at barrier.sync 0, and copies s[63 - t] to y[t].
+  constexpr std::string_view mirror = R"(
+.visible .entry mirror(.param .u64 y_param, .param .u64 x_param)
+{
+  .reg .b32 %r<8>;
+  .reg .f32 %f<3>;
+  .reg .b64 %rd<8>;
+  .shared .align 4 .f32 s[64];
+  ld.param.u64 %rd1, [y_param];
+  ld.param.u64 %rd2, [x_param];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  ldu.global.f32 %f1, [%rd4];
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, s;
+  add.s32 %r4, %r3, %r2;
+  st.shared.f32 [%r4], %f1;
+  barrier.sync 0;
+  sub.s32 %r5, 252, %r2;
+  add.s32 %r6, %r3, %r5;
+  ld.shared.f32 %f2, [%r6];
+  add.s64 %rd5, %rd1, %rd3;
+  st.global.f32 [%rd5], %f2;
+  ret;
+}
+)";
+  auto k = load(mirror, "mirror.ptx");
+  exec::launch l = one_cta(64, {out_f32("y", 64), in_f32("x", 64)});
+  values v = small_integers(3);
+  fixture<D> f(v);
+  auto r = run(*k, l, f.d);
+  REQUIRE_MESSAGE(!r.error, r.error->message);
+  auto& y = r.out.at("y");
+  REQUIRE(y.size() == 64);
+  for (std::uint64_t t = 0; t < 64; ++t) {
+    CAPTURE(t);
+    REQUIRE(y[t].has_value());
+    CHECK(f.at(*y[t], l) == v("x", 63 - t));
+  }
+}
+
+TEST_CASE("float32: sin.approx, cos.approx and tanh.approx are within PTX's error of the functions") {
+  constexpr std::string_view trig = R"(
+.visible .entry trig(.param .u64 y_param, .param .u64 x_param)
+{
+  .reg .f32 %f<5>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [y_param];
+  ld.param.u64 %rd2, [x_param];
+  ld.global.f32 %f1, [%rd2];
+  sin.approx.f32 %f2, %f1;
+  st.global.f32 [%rd1], %f2;
+  cos.approx.ftz.f32 %f3, %f1;
+  st.global.f32 [%rd1+4], %f3;
+  tanh.approx.f32 %f4, %f1;
+  st.global.f32 [%rd1+8], %f4;
+  ret;
+}
+)";
+  auto k = load(trig, "trig.ptx");
+  exec::launch l = one_cta(1, {out_f32("y", 3), in_f32("x", 1)});
+  fixture<exec::float32_domain> f([](std::string_view, std::uint64_t) { return rat(1, 2); });
+  auto r = run(*k, l, f.d);
+  REQUIRE_MESSAGE(!r.error, r.error->message);
+  auto& y = r.out.at("y");
+  REQUIRE(y.size() == 3);
+  REQUIRE(y[0].has_value());
+  REQUIRE(y[1].has_value());
+  REQUIRE(y[2].has_value());
+  // PTX: sin/cos.approx have an absolute error of at most 2^-20.9 on [-pi, pi]; tanh.approx a
+  // relative error of about 2^-11.
+  CHECK(std::abs(*y[0] - std::sin(0.5)) < std::ldexp(1.0, -20));
+  CHECK(std::abs(*y[1] - std::cos(0.5)) < std::ldexp(1.0, -20));
+  CHECK(std::abs(*y[2] - std::tanh(0.5)) < std::ldexp(std::tanh(0.5), -10));
+}
+
+TEST_CASE_TEMPLATE("brkpt stops the run like trap", D, DOMAINS) {
+  constexpr std::string_view breaker = R"(
+.visible .entry breaker()
+{
+  brkpt;
+  ret;
+}
+)";
+  auto k = load(breaker, "breaker.ptx");
+  fixture<D> f(small_integers(0));
+  auto e = expect_error(*k, one_cta(1, {}), f.d);
+  CHECK(e.kind == exec::error_kind::trap);
+  CAPTURE(e.message);
+  CHECK(contains(e.message, "breaker.ptx:" + std::to_string(line_of(breaker, "brkpt;"))));
+}

@@ -1,0 +1,107 @@
+// The opcode table (ptx/opcodes.hpp) as the parser and `gpueq parse` use it: every row's spelling
+// finds its opcode, every unsupported row has its message, and ptx::unsupported_instructions
+// lists a kernel's unsupported instructions by opcode, count and first line (none for the corpus,
+// whose kernels all run). The engine's side is tests/exec/opcode_table_test.cpp.
+#include <gpueq/ptx.hpp>
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+#include <string>
+
+using namespace gpueq;
+
+TEST_CASE("every opcode table row: its spelling finds it, it has a family, an unsupported one a message") {
+  std::set<std::string_view> families;
+  std::size_t unsupported = 0;
+  for (std::size_t i = 0; i < ptx::opcode_count; ++i) {
+    auto op = static_cast<ptx::opcode>(i);
+    CAPTURE(ptx::name(op));
+    if (op == ptx::opcode::lifted) {
+      CHECK_FALSE(ptx::find_opcode(ptx::name(op)).has_value());  // never parsed from PTX
+    } else {
+      REQUIRE(ptx::find_opcode(ptx::name(op)).has_value());
+      CHECK(*ptx::find_opcode(ptx::name(op)) == op);
+    }
+    CHECK_FALSE(ptx::name(ptx::family(op)).empty());
+    families.insert(ptx::name(ptx::family(op)));
+    if (!ptx::is_supported(op)) {
+      ++unsupported;
+      CHECK(ptx::unsupported_message(op).find("not modelled") != std::string_view::npos);
+    }
+  }
+  CHECK(families.size() == ptx::opcode_family_count);
+  // The families the engine has no model for are unsupported as a whole.
+  for (std::size_t i = 0; i < ptx::opcode_count; ++i) {
+    auto op = static_cast<ptx::opcode>(i);
+    CAPTURE(ptx::name(op));
+    if (ptx::family(op) == ptx::opcode_family::mbarrier || ptx::family(op) == ptx::opcode_family::cluster)
+      CHECK_FALSE(ptx::is_supported(op));
+  }
+  MESSAGE(unsupported << " of " << ptx::opcode_count << " opcodes unsupported");
+}
+
+TEST_CASE("unsupported_instructions: per opcode, in order of first use, with its count, first line and message") {
+  // Valid for ptxas -arch=sm_80 (mbarrier and cp.async.mbarrier.arrive are sm_80 instructions).
+  const std::string text = R"(.version 8.0
+.target sm_80
+.address_size 64
+
+.visible .entry waits(.param .u64 x_param)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<3>;
+  .shared .align 8 .b64 bar;
+  mov.u32 %r1, bar;
+  mbarrier.init.shared.b64 [%r1], 32;
+  mbarrier.arrive.shared.b64 %rd1, [%r1];
+  @%p1 mbarrier.init.shared.b64 [%r1], 64;
+  cp.async.mbarrier.arrive.shared.b64 [%r1];
+  add.s32 %r2, %r1, 8;
+  ret;
+}
+
+.visible .entry plain(.param .u64 x_param)
+{
+  .reg .b32 %r<3>;
+  mov.u32 %r1, %tid.x;
+  add.s32 %r2, %r1, 1;
+  ret;
+}
+)";
+  ptx::module m = ptx::parse(text, "waits.ptx");
+  REQUIRE(m.functions.size() == 2);
+  auto list = ptx::unsupported_instructions(m, m.functions[0]);
+  REQUIRE(list.size() == 3);
+  CHECK(list[0].op == ptx::opcode::mbarrier_init);
+  CHECK(list[0].count == 2);  // the guarded one too: its guard is known only at run time
+  CHECK(list[0].first_line == 12);
+  CHECK(list[0].message == "mbarrier.* (Hopper asynchronous barriers) is not modelled yet");
+  CHECK(list[1].op == ptx::opcode::mbarrier_arrive);
+  CHECK(list[1].count == 1);
+  CHECK(list[1].first_line == 13);
+  CHECK(list[2].op == ptx::opcode::cp_async_mbarrier_arrive);
+  CHECK(list[2].first_line == 15);
+  CHECK(list[2].message == ptx::unsupported_message(ptx::opcode::cp_async_mbarrier_arrive));
+
+  CHECK(ptx::unsupported_instructions(m, m.functions[1]).empty());
+}
+
+TEST_CASE("the corpus kernels use no unsupported instruction (gpueq check runs them all)") {
+  namespace fs = std::filesystem;
+  std::size_t files = 0;
+  for (auto& e : fs::recursive_directory_iterator(fs::path(GPUEQ_SOURCE_DIR) / "examples/kernels")) {
+    if (e.path().extension() != ".ptx") continue;
+    ++files;
+    CAPTURE(e.path().string());
+    ptx::module m = ptx::parse_file(e.path().string());
+    for (auto& f : m.functions) {
+      auto list = ptx::unsupported_instructions(m, f);
+      CHECK_MESSAGE(list.empty(), m.str(f.name) << ": " << (list.empty() ? "" : std::string(ptx::name(list[0].op))));
+    }
+  }
+  CHECK(files >= 50);
+}
