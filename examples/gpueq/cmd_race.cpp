@@ -6,8 +6,9 @@
 // Every CTA the spec names runs symbolically with the race context observing (happens-before at
 // barrier-instance granularity, named barriers with WEFT's generations and recycling check).
 // --json prints the report machine-readable, --sarif as SARIF 2.1.0 (race_output.hpp).
-// Exit: 0 race-free and well-synchronized, 2 a race, deadlock, barrier error or undefined
-// behaviour, 3 not a structured CTA / unsupported, 4 bad input.
+// Exit: 0 race-free and well-synchronized, otherwise the exit code of the verdict class
+// (check/verdict.hpp): 2 a race, deadlock, barrier error or undefined behaviour, 3 not a
+// structured CTA / unsupported, 4 bad input, 5 the step or memory limit.
 #include "commands.hpp"
 #include "race_output.hpp"
 

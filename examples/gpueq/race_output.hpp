@@ -57,24 +57,21 @@ inline std::string error_verdict(exec::error_kind k) {
   }
 }
 
-// The verdict of one side, in the order the text output gives precedence: a run error, then
-// races, then barrier errors, then inter-CTA conflicts.
-inline std::string verdict(const race_side& s) {
-  if (s.r.error) return error_verdict(s.r.error->kind);
-  if (!s.r.race_free) return "race";
-  if (!s.r.well_synchronized) return "barrier-error";
-  if (!s.r.conflicts.empty()) return "inter-cta-race";
-  return "race-free";
+// The verdict of one side in check's vocabulary (check/verdict.hpp), by the screen stage's
+// precedence (a race found before the run stopped, a run error, a barrier problem, an inter-CTA
+// conflict), or race-free; and its exit code.
+inline std::optional<check::verdict> finding(const race_side& s) {
+  check::check_result r;
+  if (!check::screen(r, {&s.r})) return std::nullopt;
+  return r.v;
 }
-
+inline std::string verdict(const race_side& s) {
+  auto v = finding(s);
+  return v ? std::string(check::name(*v)) : "race-free";
+}
 inline int exit_code(const race_side& s) {
-  if (s.r.error) {
-    auto k = s.r.error->kind;
-    bool unknown = k == exec::error_kind::not_structured || k == exec::error_kind::unsupported || k == exec::error_kind::domain;
-    return unknown ? exit_unknown : exit_race;
-  }
-  if (!s.r.race_text.empty() || !s.r.conflicts.empty()) return exit_race;
-  return exit_ok;
+  auto v = finding(s);
+  return v ? check::exit_code(*v) : exit_ok;
 }
 
 // A path named by `.file` in the PTX, made findable: relative names are tried beside the PTX file

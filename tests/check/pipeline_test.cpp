@@ -101,7 +101,7 @@ TEST_CASE("screen: every finding is kept, races first, and the verdict is the fi
   cand.race_text = "RAW race on shared s[1]";
   cand.race_free = false;
   ref.conflicts = {"y[0] is written by CTA (0,0,0) and written by CTA (1,0,0)"};
-  REQUIRE(check::detail::screen(res, {&ref, &cand}));
+  REQUIRE(check::screen(res, {&ref, &cand}));
   REQUIRE(res.findings.size() == 3);
   CHECK(res.findings[0].v == check::verdict::race);
   CHECK(res.findings[0].side == "candidate");
@@ -113,6 +113,6 @@ TEST_CASE("screen: every finding is kept, races first, and the verdict is the fi
 
   check::check_result clean;
   check::side_report a, b;
-  CHECK_FALSE(check::detail::screen(clean, {&a, &b}));
+  CHECK_FALSE(check::screen(clean, {&a, &b}));
   CHECK(clean.findings.empty());
 }

@@ -159,9 +159,9 @@ expect(race_json 2 "\"verdict\": \"race\",.*\"side\": \"reference\",.*\"verdict\
        race --json ${K}/reduction/v1_vs_v5.pair.json)
 expect(race_json_deadlock 2 "\"verdict\": \"deadlock\",.*\"error\": .*\"kind\": \"deadlock\",.*barrier 2 generation 4: 64 registered, 96 expected.*\"linear\": 32,.*\"ptx_line\": 154,.*\"cuda_file\": \"examples/kernels/named_barriers/mirror_producer_short.cu\",.*\"cuda_line\": 11"
        race --json ${K}/named_barriers/ref_vs_producer_short.pair.json)
-expect(race_json_barrier 2 "\"verdict\": \"barrier-error\",.*\"race_count\": 0,.*\"barriers\": .*\"problem\": \"unsafe-recycling\",.*\"severity\": \"error\",.*\"kind\": \"cta\",.*\"id\": 1.*\"generation\": 2,.*\"linear\": 48,.*\"ptx_line\": 30\n.*\"known_generation\": 0,"
+expect(race_json_barrier 2 "\"verdict\": \"deadlock\",.*\"race_count\": 0,.*\"barriers\": .*\"problem\": \"unsafe-recycling\",.*\"severity\": \"error\",.*\"kind\": \"cta\",.*\"id\": 1.*\"generation\": 2,.*\"linear\": 48,.*\"ptx_line\": 30\n.*\"known_generation\": 0,"
        race --json tests/cli/inputs/named_barrier_recycling.ptx --block 64 --param buf=f32[64])
-expect(race_json_inter_cta 2 "\"verdict\": \"inter-cta-race\",.*\"inter_cta\": .*\"message\": \"y\\[[0-9]+\\] is written by CTA"
+expect(race_json_inter_cta 2 "\"verdict\": \"race\",.*\"inter_cta\": .*\"message\": \"y\\[[0-9]+\\] is written by CTA"
        race --json tests/cli/inputs/softmax_two_ctas.kernel.json)
 expect(race_json_clean 0 "\"verdict\": \"race-free\",\n  \"exit_code\": 0,.*\"race_count\": 0,\n      \"races\": \\[\\],\n      \"barriers\": \\[\\],.*\"error\": null"
        race --json ${K}/softmax/softmax_online.kernel.json)

@@ -8,10 +8,11 @@
 // of an equivalence verdict: outputs of a racy kernel depend on the schedule, so comparing the
 // one schedule we ran would prove nothing (VOLTA §4).
 //
-// The stages, each in its file: run (check/sides.hpp: every CTA of each side, race context and
-// inter-CTA footprints), screen (screen below: races, run errors, conflicts become findings, the
-// verdict), compare (check/compare.hpp: one obligation per output element, against a reference
-// kernel's outputs or a specification's, check/specification.hpp), explain (check/explain.hpp:
+// The stages, each in its file: prepare (check/prepared.hpp: each side lifted and decoded once),
+// run (check/sides.hpp: every CTA of each side, race context and inter-CTA footprints), screen
+// (check::screen below: races, run errors, conflicts become findings, the first the verdict),
+// compare (check/compare.hpp: one obligation per output element, against a reference kernel's
+// outputs or a specification's, check/specification.hpp), explain (check/explain.hpp:
 // counterexample replay, float32 side report, race witnesses). check_pair is the entry point; a
 // pair whose reference is a registered specification is checked against that specification.
 #pragma once
@@ -68,19 +69,6 @@ inline std::string short_text(const term::store& s, term::term_id t, std::size_t
   return term::to_string(s, t, o);
 }
 
-namespace detail {
-
-// The comparison's options under a check's: its threads and its progress ("decide").
-inline compare_options compare_options_of(const check_options& options) {
-  compare_options co = options.compare;
-  co.threads = std::max(co.threads, options.threads);
-  if (options.progress && !co.progress) {
-    co.progress = [progress = options.progress](std::uint64_t done, std::uint64_t total) { progress("decide", done, total); };
-    co.progress_every = 256;
-  }
-  return co;
-}
-
 // The screen stage: every run error, race report and inter-CTA conflict of the sides becomes a
 // finding, in the precedence order check/verdict.hpp states (races found before a run stopped,
 // run errors, barrier problems, inter-CTA conflicts; the reference side before the candidate
@@ -105,6 +93,19 @@ inline bool screen(check_result& res, std::initializer_list<const side_report*> 
   res.v = res.findings.front().v;
   res.summary = res.findings.front().message;
   return true;
+}
+
+namespace detail {
+
+// The comparison's options under a check's: its threads and its progress ("decide").
+inline compare_options compare_options_of(const check_options& options) {
+  compare_options co = options.compare;
+  co.threads = std::max(co.threads, options.threads);
+  if (options.progress && !co.progress) {
+    co.progress = [progress = options.progress](std::uint64_t done, std::uint64_t total) { progress("decide", done, total); };
+    co.progress_every = 256;
+  }
+  return co;
 }
 
 // How a comparison's result is worded: the reference side's name, what `what` says was checked,
@@ -191,7 +192,7 @@ inline check_result check_against_spec(const pair_spec& spec, const resolved_pai
   res.terms = s.size();
 
   side_report& k = res.candidate;
-  if (detail::screen(res, {&k})) return res;
+  if (screen(res, {&k})) return res;
 
   if (options.float32_report) res.float32 = detail::spec_float32_difference(spec, cand, sp, options.threads);
   auto t1 = std::chrono::steady_clock::now();
@@ -248,7 +249,7 @@ inline check_result check_kernels(const pair_spec& spec, const resolved_pair& pa
   res.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   res.terms = s.size();
 
-  if (detail::screen(res, {&res.reference, &res.candidate})) return res;
+  if (screen(res, {&res.reference, &res.candidate})) return res;
 
   if (options.float32_report) res.float32 = float32_difference(spec, ref, cand, options.threads);
   auto t1 = std::chrono::steady_clock::now();

@@ -5,7 +5,7 @@
 // misaligned access, trap), something gpueq could not decide or does not model, and problems with
 // the input or the resources.
 //
-// Precedence when a check finds several things (check::detail::screen in check/driver.hpp; every
+// Precedence when a check finds several things (check::screen in check/driver.hpp; every
 // finding is reported, the verdict is the first by this order):
 //   1. an intra-CTA race found before a side's run stopped: a racing read of a location another
 //      thread writes later looks uninitialized, and a schedule-dependent value can reach an
