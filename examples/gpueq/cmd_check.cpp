@@ -31,6 +31,7 @@ struct options {
   std::string counterexample_file;
   std::string grid;  // "all", or CTAs "x,y,z;x,y,z"
   std::uint64_t max_memory = 0;
+  std::uint64_t max_expansion = canon::normal_form_options{}.expansion_bytes >> 20;  // MiB
   unsigned jobs = 0;
   bool json = false;
   bool expect = false, all = false, no_race = false, no_float32 = false, warp_synchronous = false, quiet = false;
@@ -92,20 +93,24 @@ std::string seconds(double s) {
   return buf;
 }
 
-// Checks one pair; prints the report. Returns the verdict, or nullopt on bad input.
-std::optional<check::verdict> check_one(const std::string& file, const options& o, check::pair_spec& spec) {
+// Checks one pair; prints the report. Returns the verdict, or nullopt when the pair could not be
+// checked, with `failure` set to exit_bad_input or exit_resource (an allocation failed).
+std::optional<check::verdict> check_one(const std::string& file, const options& o, check::pair_spec& spec, int& failure) {
   try {
     spec = check::load_spec(file);
     if (spec.single)
       throw support::diagnostic_error({file, {}, "a single-kernel spec (\"kernel\") has no pair to check: use gpueq run or gpueq race"});
     apply_grid(o.grid, spec);
     check::resolved_pair pair = check::resolve(spec);
+    cli::print_warnings(pair.reference);
+    cli::print_warnings(pair.candidate);
     check::check_options co;
     co.check_races = !o.no_race;
     co.float32_report = !o.no_float32;
     co.race.warp_synchronous = o.warp_synchronous;
     co.compare.stop_at_first_difference = !o.all;
     co.compare.decide.fast = o.fast;
+    co.compare.decide.normal_form.expansion_bytes = o.max_expansion << 20;
     co.engine.max_resident_mib = o.max_memory;
     co.threads = o.jobs ? o.jobs : cli::default_jobs();
     cli::progress progress(file, !o.quiet && !o.json);
@@ -181,8 +186,9 @@ std::optional<check::verdict> check_one(const std::string& file, const options& 
     return r.v;
   } catch (const support::diagnostic_error& e) {
     std::cerr << e.what() << "\n";
+    failure = cli::exit_bad_input;
   } catch (const std::exception& e) {
-    std::cerr << file << ": " << e.what() << "\n";
+    failure = cli::report_failure(e, "check", file + ": ");
   }
   return std::nullopt;
 }
@@ -192,10 +198,11 @@ int run(const options& o) {
   std::size_t passed = 0, failed = 0;
   for (const auto& f : o.files) {
     check::pair_spec spec;
-    auto v = check_one(f, o, spec);
+    int failure = cli::exit_bad_input;
+    auto v = check_one(f, o, spec, failure);
     if (!v) {
       ++failed;
-      last = cli::exit_bad_input;
+      last = failure;
       continue;
     }
     last = exit_for(*v);
@@ -238,13 +245,18 @@ cli::registrar reg("check", [](CLI::App& app) -> cli::runner {
                  "Write the input on which the kernels differ (every input tensor, as JSON) to this file");
   c->add_flag("--json", o->json, "Print each pair's report as JSON");
   c->add_option("--max-memory", o->max_memory, "Stop a kernel's run when the process's resident memory exceeds this many MiB");
+  c->add_option("--max-expansion", o->max_expansion,
+                "MiB one expansion of a normal form may take (a product of sums, a power of a sum); a larger one leaves "
+                "that element unknown (default 1024)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 30));
   c->add_option("--grid", o->grid,
                  "Which CTAs to check, overriding the spec's \"ctas\": 'all' (every CTA of each kernel's grid, so two "
                  "tilings can be compared on a small problem) or a list for both kernels, e.g. '0,0;1,0' (or 0,0:1,0)");
   c->add_option("-j,--jobs", o->jobs, "Threads for the CTAs and the obligations (default: every core)");
   c->add_flag("-q,--quiet", o->quiet, "Print only the verdict line (and no progress on stderr)");
   c->footer(
-      "Exit status: 0 equivalent, 1 not equivalent, 2 race/deadlock/out-of-bounds, 3 unknown, 4 bad input.\n"
+      "Exit status: 0 equivalent, 1 not equivalent, 2 race/deadlock/out-of-bounds, 3 unknown, 4 bad input, 5 resource\n"
+      "limit (out of memory).\n"
       "With --expect: 0 when every pair meets its expectation, 1 otherwise.");
   return [c, o]() -> int { return c->parsed() ? run(*o) : cli::exit_ok; };
 });

@@ -66,10 +66,9 @@ std::vector<const ptx::variable*> shared_arrays(const ptx::module& m, const ptx:
 }
 
 int run_one(const options& opt) {
-  std::string text = cli::read_file(opt.file);
   ptx::module m;
   try {
-    m = ptx::parse(text, opt.file);
+    m = ptx::parse(cli::read_file(opt.file, "PTX file"), opt.file);
   } catch (const support::diagnostic_error& e) {
     if (opt.json) {
       nlohmann::ordered_json j;
@@ -81,6 +80,7 @@ int run_one(const options& opt) {
     }
     return cli::exit_bad_input;
   }
+  cli::print_warnings(m);
   ptx::module lifted = m;
   ptx::lift_report report = ptx::lift(lifted);
 

@@ -30,24 +30,6 @@ struct options {
   bool json = false;
 };
 
-std::string npy_descr(check::dtype d) {
-  switch (d) {
-    case check::dtype::f16: return "<f2";
-    case check::dtype::f32: return "<f4";
-    case check::dtype::f64: return "<f8";
-    case check::dtype::s8: return "<i1";
-    case check::dtype::u8: return "<u1";
-    case check::dtype::s16: return "<i2";
-    case check::dtype::u16: return "<u2";
-    case check::dtype::s32: return "<i4";
-    case check::dtype::u32: return "<u4";
-    case check::dtype::s64: return "<i8";
-    case check::dtype::u64: return "<u8";
-    case check::dtype::bf16: return "<f4";  // numpy has no bfloat16: written widened to float32
-  }
-  return "<f4";
-}
-
 int exit_for(const exec::run_error& e) {
   switch (e.kind) {
     case exec::error_kind::not_structured: case exec::error_kind::unsupported: case exec::error_kind::domain:
@@ -59,6 +41,8 @@ int exit_for(const exec::run_error& e) {
 int run(const options& o) {
   check::pair_spec spec = check::load_spec(o.spec);
   check::resolved_pair pair = check::resolve(spec);
+  cli::print_warnings(pair.reference);
+  cli::print_warnings(pair.candidate);
   if (o.side != "reference" && o.side != "candidate") throw std::runtime_error("--side is reference or candidate");
   bool cand = o.side == "candidate" && !spec.single;
   const ptx::module& m = cand ? pair.candidate : pair.reference;
@@ -72,15 +56,16 @@ int run(const options& o) {
     state = support::mix64(state + 0x632be59bd9b4e019ull);
     return static_cast<double>(state >> 11) / static_cast<double>(1ull << 53) * 2 - 1;
   };
-  auto fill = [&](const std::string& name, std::uint64_t n, std::optional<check::dtype> type) {
-    std::vector<double> v(n);
+  // A tensor's or symbolic scalar's values; `shape` is empty for a scalar. npy::read checks the
+  // file's dtype and shape against the spec's before it reads any data.
+  auto fill = [&](const std::string& name, std::uint64_t n, std::optional<check::dtype> type,
+                  const std::vector<std::uint64_t>& shape, const std::string& what) {
+    std::vector<double> v;
     std::filesystem::path file = std::filesystem::path(o.inputs) / (name + ".npy");
     if (!o.inputs.empty()) {
-      cli::npy::array a = cli::npy::read(file.string());
-      if (a.values.size() != n)
-        throw std::runtime_error(file.string() + ": holds " + std::to_string(a.values.size()) + " values, the spec says " + std::to_string(n));
-      v = a.values;
+      v = cli::npy::read(file.string(), type.value_or(check::dtype::f32), shape, what).values;
     } else {
+      v.resize(n);
       for (auto& x : v) x = next();
     }
     for (auto& x : v)
@@ -89,9 +74,9 @@ int run(const options& o) {
     in[name] = std::move(v);
   };
   for (auto& [name, t] : spec.tensors)
-    if (t.use != check::role::output) fill(name, t.elements(), t.type);
+    if (t.use != check::role::output) fill(name, t.elements(), t.type, t.shape, "tensor '" + name + "'");
   for (auto& [name, s] : spec.scalars)
-    if (s.symbolic) fill(name, 1, s.type);
+    if (s.symbolic) fill(name, 1, s.type, {}, "scalar '" + name + "'");
   auto source = [&](const exec::input_ref& r) -> double {
     auto it = in.find(std::string(r.name));
     return it != in.end() && r.element < it->second.size() ? it->second[r.element] : 0.0;
@@ -147,7 +132,7 @@ int run(const options& o) {
       std::vector<double> v;
       for (auto& x : vals) v.push_back(x.value_or(0.0));
       const auto& t = spec.tensors.at(name);
-      cli::npy::write((std::filesystem::path(o.out) / (name + ".npy")).string(), npy_descr(t.type), t.shape, v);
+      cli::npy::write((std::filesystem::path(o.out) / (name + ".npy")).string(), cli::npy::descr_of(t.type), t.shape, v);
     }
   }
   if (o.json) {
@@ -190,8 +175,7 @@ cli::registrar reg("run", [](CLI::App& app) -> cli::runner {
     try {
       return run(*o);
     } catch (const std::exception& e) {
-      std::cerr << e.what() << "\n";
-      return cli::exit_bad_input;
+      return cli::report_failure(e, "run");
     }
   };
 });
