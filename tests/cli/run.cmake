@@ -339,6 +339,20 @@ expect_first(identity_huge_power_different 1 STDOUT "different \\(counterexample
 expect_first(identity_expansion_option 3 STDOUT "unknown \\(normal form\\): .* over the expansion budget of 1 MiB .*"
              identity --max-expansion 1 "(x+y+z)^60" "(x+y+z)^59*x + (x+y+z)^59*y + (x+y+z)^59*z")
 
+# An allocation failure is a resource limit, exit 5, never "bad input": the expansion budget
+# raised out of the way and the address space capped (ulimit -v, where a POSIX shell is found).
+find_program(SH sh)
+if(SH)
+  math(EXPR cases "${cases} + 1")
+  execute_process(COMMAND ${SH} -c "ulimit -v 300000 && exec \"$0\" identity --max-expansion 1000000 '(x+y+z)^200' '(x+y+z)^199*x + (x+y+z)^199*y + (x+y+z)^199*z'"
+                          "${GPUEQ}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 5 OR NOT err MATCHES "^gpueq identity: error: resource limit: out of memory \\(std::bad_alloc\\)")
+    message(SEND_ERROR "[resource_limit] exit code ${rc}, expected 5 and a resource-limit error:\n${out}${err}")
+    math(EXPR failures "${failures} + 1")
+  endif()
+endif()
+
 math(EXPR passed "${cases} - ${failures}")
 message(STATUS "${passed} passed, ${failures} failed")
 if(failures GREATER 0)
