@@ -197,7 +197,7 @@ const cli::registrar reg{"parse", [](CLI::App& app) -> cli::runner {
       "parse",
       "Parse a PTX file: list its kernels with parameters, shared arrays, instruction counts and\n"
       "lifted math idioms (expf, __expf, tanhf, ...).\n"
-      "Exit: 0 parsed, 4 parse error (file:line:column: reason) or unreadable file.");
+      "Exit: 0 parsed, 4 parse error (file:line:column: reason) or unreadable file, 5 resource limit.");
   cmd->add_option("files", opt->files, "the PTX files")->required();
   cmd->add_flag("--json", opt->json, "print a machine-readable report");
   cmd->add_flag("--print", opt->print, "print the parsed module back as PTX");

@@ -7,7 +7,7 @@
 // barrier-instance granularity, named barriers with WEFT's generations and recycling check).
 // --json prints the report machine-readable, --sarif as SARIF 2.1.0 (race_output.hpp).
 // Exit: 0 race-free and well-synchronized, 2 a race, deadlock, barrier error or undefined
-// behaviour, 3 not a structured CTA / unsupported, 4 bad input.
+// behaviour, 3 not a structured CTA / unsupported, 4 bad input, 5 resource limit.
 #include "commands.hpp"
 #include "race_output.hpp"
 
@@ -373,7 +373,7 @@ cli::registrar reg("race", [](CLI::App& app) -> cli::runner {
   g->add_option("--dynamic-shared", o->dynamic_shared, "Bytes of dynamic shared memory");
   c->footer(
       "Example: gpueq race reduce.ptx --block 128 --param x=in:f32[128] --param out=f32[1] --param n=128\n"
-      "Exit: 0 race-free, 2 race/deadlock/barrier error/undefined behaviour, 3 not a structured CTA, 4 bad input.");
+      "Exit: 0 race-free, 2 race/deadlock/barrier error/undefined behaviour, 3 not a structured CTA, 4 bad input, 5 resource limit.");
   return [c, o]() -> int {
     if (!c->parsed()) return cli::exit_ok;
     try {

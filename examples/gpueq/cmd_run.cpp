@@ -5,7 +5,7 @@
 //   gpueq run pair.json --side candidate --domain symbolic --json
 // Statistics (CTAs, threads, instructions, time) go to stderr. Exit: 0 ran, 2 the run stopped at a
 // deadlock, out-of-bounds or other undefined behaviour, 3 not a structured CTA / unsupported, 4
-// bad input.
+// bad input, 5 resource limit (an allocation failed).
 #include "commands.hpp"
 #include "npy.hpp"
 
@@ -169,7 +169,7 @@ cli::registrar reg("run", [](CLI::App& app) -> cli::runner {
   c->add_option("--out", o->out, "Write <tensor>.npy for every output and inout tensor");
   c->add_flag("--json", o->json, "Print the outputs and statistics as JSON");
   c->add_option("--max-memory", o->max_memory, "Stop when the process's resident memory exceeds this many MiB");
-  c->footer("Exit: 0 ran, 2 deadlock/out-of-bounds/undefined behaviour, 3 not a structured CTA or unsupported, 4 bad input.");
+  c->footer("Exit: 0 ran, 2 deadlock/out-of-bounds/undefined behaviour, 3 not a structured CTA or unsupported, 4 bad input, 5 resource limit.");
   return [c, o]() -> int {
     if (!c->parsed()) return cli::exit_ok;
     try {
