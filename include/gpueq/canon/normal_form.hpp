@@ -299,28 +299,42 @@ class normal_forms {
     for (auto& t : terms(p)) b = std::max(b, t.coefficient.bits());
     return b;
   }
-  // Throws unsupported when `terms` terms with coefficients of `bits` bits would exceed the
-  // expansion budget: each is a poly_term, and past 64 bits also a GMP rational and its limbs.
-  void check_expansion(double terms, double bits, const std::string& what) const {
-    const double each = static_cast<double>(sizeof(poly_term)) + (bits > 62 ? 48 + bits / 8 : 0);
-    const double bytes = terms * each, budget = static_cast<double>(options_.expansion_bytes);
+  // Bytes of `terms` terms with coefficients of `bits` bits while they are accumulated: each a
+  // poly_term and, past 64 bits, also a GMP rational and its limbs.
+  static double expansion_size(double terms, double bits) {
+    return terms * (static_cast<double>(sizeof(poly_term)) + (bits > 62 ? 48 + bits / 8 : 0));
+  }
+  // Throws unsupported when `bytes` exceed the expansion budget.
+  void check_expansion(double bytes, const std::string& what) const {
+    const double budget = static_cast<double>(options_.expansion_bytes);
     if (bytes <= budget) return;
-    auto mib = [](double b) { return std::to_string(static_cast<std::uint64_t>(b / (1 << 20))); };
+    auto mib = [](double b) { return std::to_string(static_cast<std::uint64_t>(std::min(b, 1e18) / (1 << 20))); };
     throw unsupported("normal form too large: " + what + " would take about " + mib(bytes) +
                       " MiB, over the expansion budget of " + mib(budget) +
                       " MiB (normal_form_options::expansion_bytes, --max-expansion)");
   }
-  // Before p^e is multiplied out: its terms are at most the monomials of degree e in p's n terms,
-  // C(n+e−1, e), and its coefficients at most e·(bits + log₂ n) bits (p's coefficients to the
-  // e-th power times multinomial coefficients ≤ nᵉ).
+  // Before p^e is multiplied out by binary powering (pow_fraction, poly_pow): every product that
+  // powering multiplies out is estimated, and the largest must fit the budget. p^d has at most
+  // C(n+d−1, d) terms (the monomials of degree d in p's n terms), with coefficients of at most
+  // d·(bits + log₂ n) bits (p's coefficients to the d-th power times multinomials ≤ nᵈ).
   void check_power(poly_id p, std::int64_t e) const {
     const std::size_t n = terms(p).size();
     if (n < 2 || e < 2) return;
-    const double de = static_cast<double>(e), dn = static_cast<double>(n);
-    const double count = std::exp(std::lgamma(dn + de) - std::lgamma(de + 1) - std::lgamma(dn));
-    const double bits = de * (static_cast<double>(max_coefficient_bits(p)) + std::log2(dn));
-    check_expansion(std::min(count, 1e300), bits,
-                    "(a sum of " + std::to_string(n) + " terms)^" + std::to_string(e) + " multiplied out");
+    const double dn = static_cast<double>(n), per_degree = static_cast<double>(max_coefficient_bits(p)) + std::log2(dn);
+    auto count = [&](double d) { return std::min(std::exp(std::lgamma(dn + d) - std::lgamma(d + 1) - std::lgamma(dn)), 1e300); };
+    double worst = expansion_size(count(static_cast<double>(e)), static_cast<double>(e) * per_degree);
+    double r = 0, a = 1;  // the result so far is p^r, the base p^a
+    for (std::int64_t k = e; k; k >>= 1) {
+      if (k & 1) {
+        if (r > 0) worst = std::max(worst, expansion_size(count(r) * count(a), (r + a) * per_degree));
+        r += a;
+      }
+      if (k > 1) {
+        worst = std::max(worst, expansion_size(count(a) * (count(a) + 1) / 2, 2 * a * per_degree));
+        a *= 2;
+      }
+    }
+    check_expansion(worst, "(a sum of " + std::to_string(n) + " terms)^" + std::to_string(e) + " multiplied out");
   }
 
   // ---- monomial and polynomial arithmetic ------------------------------------------------
@@ -549,8 +563,8 @@ class normal_forms {
                         std::to_string(options_.term_budget) + " terms");
     // The accumulator holds every product before merging (a square: each pair once).
     const double na = static_cast<double>(ta.size()), nb = static_cast<double>(tb.size());
-    check_expansion(a == b ? na * (na + 1) / 2 : na * nb,
-                    static_cast<double>(max_coefficient_bits(a) + max_coefficient_bits(b)),
+    check_expansion(expansion_size(a == b ? na * (na + 1) / 2 : na * nb,
+                                   static_cast<double>(max_coefficient_bits(a) + max_coefficient_bits(b))),
                     "multiplying out sums of " + std::to_string(ta.size()) + " and " + std::to_string(tb.size()) + " terms");
     accumulator acc = new_accumulator();
     mul_into(acc, a, b);

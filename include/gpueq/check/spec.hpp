@@ -265,8 +265,8 @@ inline std::size_t resolve_kernel(const pair_spec& s, const char* side, const ke
                         std::string(type) + ", not a 64-bit address");
     if (is_scalar && !s.scalars.at(p).symbolic)
       if (std::string why = scalar_problem(s.scalars.at(p).value, type); !why.empty())
-        spec_error(s, std::string(side) + ": parameter " + std::to_string(i) + " ('" + p + "', " + std::string(type) +
-                          " at line " + std::to_string(f->params[i].line) + " of '" + k.ptx + "'): " + why);
+        spec_error(s, std::string(side) + ": parameter " + std::to_string(i) + " ('" + p + "', " + std::string(type) + " at " +
+                          k.ptx + ":" + std::to_string(f->params[i].line) + "): " + why);
   }
   for (auto& c : k.ctas)
     for (int d = 0; d < 3; ++d)
@@ -287,7 +287,7 @@ inline resolved_pair resolve(const pair_spec& s) {
   }
   r.reference = ptx::parse_file(s.reference.path);
   r.candidate = s.single ? r.reference : ptx::parse_file(s.candidate.path);
-  r.reference_entry = detail::resolve_kernel(s, "reference", s.reference, r.reference);
+  r.reference_entry = detail::resolve_kernel(s, s.single ? "kernel" : "reference", s.reference, r.reference);
   r.candidate_entry = s.single ? r.reference_entry : detail::resolve_kernel(s, "candidate", s.candidate, r.candidate);
   for (auto& [name, t] : s.tensors) {
     bool used = false;
