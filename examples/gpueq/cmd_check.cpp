@@ -33,6 +33,7 @@ struct options {
   std::string counterexample_file;
   std::string grid;  // "all", or CTAs "x,y,z;x,y,z"
   std::uint64_t max_memory = 0;
+  std::uint64_t max_expansion = canon::normal_form_options{}.expansion_bytes >> 20;  // MiB
   unsigned jobs = 0;
   bool json = false;
   bool expect = false, all = false, no_race = false, no_float32 = false, warp_synchronous = false, quiet = false;
@@ -84,20 +85,24 @@ std::string seconds(double s) {
   return buf;
 }
 
-// Checks one pair; prints the report. Returns the verdict, or nullopt on bad input.
-std::optional<check::verdict> check_one(const std::string& file, const options& o, check::pair_spec& spec) {
+// Checks one pair; prints the report. Returns the verdict, or nullopt when the pair could not be
+// checked, with `failure` set to exit_bad_input or exit_resource (an allocation failed).
+std::optional<check::verdict> check_one(const std::string& file, const options& o, check::pair_spec& spec, int& failure) {
   try {
     spec = check::load_spec(file);
     if (spec.single)
       throw support::diagnostic_error({file, {}, "a single-kernel spec (\"kernel\") has no pair to check: use gpueq run or gpueq race"});
     apply_grid(o.grid, spec);
     check::resolved_pair pair = check::resolve(spec);
+    cli::print_warnings(pair.reference);
+    cli::print_warnings(pair.candidate);
     check::check_options co;
     co.check_races = !o.no_race;
     co.float32_report = !o.no_float32;
     co.race.warp_synchronous = o.warp_synchronous;
     co.compare.stop_at_first_difference = !o.all;
     co.compare.decide.fast = o.fast;
+    co.compare.decide.normal_form.expansion_bytes = o.max_expansion << 20;
     co.engine.max_resident_mib = o.max_memory;
     co.threads = o.jobs ? o.jobs : cli::default_jobs();
     cli::progress progress(file, !o.quiet && !o.json);
@@ -181,8 +186,9 @@ std::optional<check::verdict> check_one(const std::string& file, const options& 
     return r.v;
   } catch (const support::diagnostic_error& e) {
     std::cerr << e.what() << "\n";
+    failure = cli::exit_bad_input;
   } catch (const std::exception& e) {
-    std::cerr << file << ": " << e.what() << "\n";
+    failure = cli::report_failure(e, "check", file + ": ");
   }
   return std::nullopt;
 }
@@ -196,8 +202,9 @@ int run(const options& o) {
   std::map<std::string, std::size_t> counts;
   for (const auto& f : o.files) {
     check::pair_spec spec;
-    auto v = check_one(f, o, spec);
-    check::verdict got = v ? *v : check::verdict::bad_input;
+    int failure = cli::exit_bad_input;
+    auto v = check_one(f, o, spec, failure);
+    check::verdict got = v ? *v : failure == cli::exit_resource ? check::verdict::resource_limit : check::verdict::bad_input;
     ++counts[std::string(check::name(got))];
     worst = std::max(worst, check::exit_code(got));
     if (!v) {
@@ -248,6 +255,10 @@ cli::registrar reg("check", [](CLI::App& app) -> cli::runner {
                  "Write the input on which the kernels differ (every input tensor, as JSON) to this file");
   c->add_flag("--json", o->json, "Print each pair's report as JSON");
   c->add_option("--max-memory", o->max_memory, "Stop a kernel's run when the process's resident memory exceeds this many MiB");
+  c->add_option("--max-expansion", o->max_expansion,
+                "MiB one expansion of a normal form may take (a product of sums, a power of a sum); a larger one leaves "
+                "that element unknown (default 1024)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 30));
   c->add_option("--grid", o->grid,
                  "Which CTAs to check, overriding the spec's \"ctas\": 'all' (every CTA of each kernel's grid, so two "
                  "tilings can be compared on a small problem) or a list for both kernels, e.g. '0,0;1,0' (or 0,0:1,0)");

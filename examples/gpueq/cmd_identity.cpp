@@ -25,6 +25,7 @@ struct options {
   bool json = false, fast = false, quiet = false;
   std::uint64_t seed = canon::decide_options{}.seed;
   std::size_t max_chars = 2000;
+  std::uint64_t max_expansion_mib = canon::normal_form_options{}.expansion_bytes >> 20;
 };
 
 struct outcome {
@@ -96,6 +97,7 @@ int run(const options& opt) {
   canon::decide_options dopt;
   dopt.fast = opt.fast;
   dopt.seed = opt.seed;
+  dopt.normal_form.expansion_bytes = opt.max_expansion_mib << 20;
   canon::decider decide(s, dopt);
   std::vector<outcome> outcomes;
   std::string text;
@@ -204,7 +206,7 @@ const cli::registrar reg{"identity", [](CLI::App& app) -> cli::runner {
       "A --file holds one 'LHS == RHS' per line; 'let NAME = EXPR' lines bind names for later lines.\n"
       "Syntax: inputs x, alpha, q[2][5]; numbers 3, 0.125, 1/3, -2.5e-3; inf; + - * / ^ (integer\n"
       "exponents); exp log sqrt rsqrt max min tanh erf abs sin cos.\n"
-      "Exit: 0 equal, 1 different (a separating input is printed), 3 unknown, 4 bad input.");
+      "Exit: 0 equal, 1 different (a separating input is printed), 3 unknown, 4 bad input, 5 resource limit.");
   cmd->add_option("lhs", opt->lhs, "left-hand side");
   cmd->add_option("rhs", opt->rhs, "right-hand side");
   cmd->add_option("--file,-f", opt->file, "read identities 'LHS == RHS', one per line ('#' comments)");
@@ -212,6 +214,10 @@ const cli::registrar reg{"identity", [](CLI::App& app) -> cli::runner {
   cmd->add_flag("--fast", opt->fast, "accept equal fingerprints as equal (probabilistic, no normal form)");
   cmd->add_flag("--quiet,-q", opt->quiet, "print nothing; the exit code tells");
   cmd->add_option("--seed", opt->seed, "seed of fingerprints and of the counterexample search");
+  cmd->add_option("--max-expansion", opt->max_expansion_mib,
+                  "MiB one expansion of a normal form may take (a product of sums, a power of a sum); a larger "
+                  "one makes the verdict unknown (default 1024)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 30));
   return [opt] { return run(*opt); };
 }};
 

@@ -66,10 +66,9 @@ std::vector<const ptx::variable*> shared_arrays(const ptx::module& m, const ptx:
 }
 
 int run_one(const options& opt) {
-  std::string text = cli::read_file(opt.file);
   ptx::module m;
   try {
-    m = ptx::parse(text, opt.file);
+    m = ptx::parse(cli::read_file(opt.file, "PTX file"), opt.file);
   } catch (const support::diagnostic_error& e) {
     if (opt.json) {
       nlohmann::ordered_json j;
@@ -81,6 +80,7 @@ int run_one(const options& opt) {
     }
     return cli::exit_bad_input;
   }
+  cli::print_warnings(m);
   ptx::module lifted = m;
   ptx::lift_report report = ptx::lift(lifted);
 
@@ -212,7 +212,7 @@ const cli::registrar reg{"parse", [](CLI::App& app) -> cli::runner {
       "parse",
       "Parse a PTX file: list its kernels with parameters, shared arrays, instruction counts,\n"
       "lifted math idioms (expf, __expf, tanhf, ...) and the instructions gpueq cannot execute.\n"
-      "Exit: 0 parsed, 4 parse error (file:line:column: reason) or unreadable file.");
+      "Exit: 0 parsed, 4 parse error (file:line:column: reason) or unreadable file, 5 resource limit.");
   cmd->add_option("files", opt->files, "the PTX files")->required();
   cmd->add_flag("--json", opt->json, "print a machine-readable report");
   cmd->add_flag("--print", opt->print, "print the parsed module back as PTX");

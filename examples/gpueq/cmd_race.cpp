@@ -51,17 +51,25 @@ struct options {
   throw support::diagnostic_error(d);
 }
 
-// "256", "16,16", "16x16", "8,8,4": 1 to 3 positive extents.
-check::dim3 parse_dims(const std::string& text, const char* option) {
-  check::dim3 d{1, 1, 1};
-  std::size_t n = 0, i = 0;
+// "256", "16,16", "16x16", "8,8,4": 1 to 3 positive extents, read in full (up to 19 digits) and
+// checked against CUDA's block or grid limits (check::block_problem, grid_problem) before they are
+// narrowed to 32 bits.
+check::dim3 parse_dims(const std::string& text, const char* option, bool block) {
+  std::vector<std::uint64_t> e;
+  std::size_t i = 0;
   while (true) {
     std::size_t j = i;
     while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
-    if (j == i || n == 3 || j - i > 9) break;
-    d[n++] = static_cast<std::uint32_t>(std::stoul(text.substr(i, j - i)));
-    if (d[n - 1] == 0) break;
-    if (j == text.size()) return d;
+    if (j == i || e.size() == 3 || j - i > 19) break;
+    e.push_back(std::stoull(text.substr(i, j - i)));
+    if (e.back() == 0) break;
+    if (j == text.size()) {
+      if (std::string why = block ? check::block_problem(e) : check::grid_problem(e); !why.empty())
+        throw std::runtime_error(std::string(option) + " '" + text + "': " + why);
+      check::dim3 d{1, 1, 1};
+      for (std::size_t k = 0; k < e.size(); ++k) d[k] = static_cast<std::uint32_t>(e[k]);
+      return d;
+    }
     if (text[j] != ',' && text[j] != 'x') break;
     i = j + 1;
   }
@@ -136,7 +144,7 @@ param_arg parse_param(const std::string& text) {
   while (true) {
     std::size_t j = i;
     while (j < dims.size() && std::isdigit(static_cast<unsigned char>(dims[j]))) ++j;
-    if (j == i || j - i > 12) throw std::runtime_error(syntax + "; extents are positive integers");
+    if (j == i || j - i > 19) throw std::runtime_error(syntax + "; extents are positive integers");
     std::uint64_t e = std::stoull(dims.substr(i, j - i));
     if (e == 0) throw std::runtime_error(syntax + "; extents are positive integers");
     p.t.shape.push_back(e);
@@ -144,6 +152,8 @@ param_arg parse_param(const std::string& text) {
     if (dims[j] != ',') throw std::runtime_error(syntax);
     i = j + 1;
   }
+  if (std::string why = check::shape_problem(p.t.shape, p.t.type); !why.empty())
+    throw std::runtime_error("--param '" + text + "': " + why);
   return p;
 }
 
@@ -188,9 +198,10 @@ quick quick_spec(const options& o) {
   k.ptx = o.spec;
   k.path = o.spec;
   k.entry = entry;
-  k.block = parse_dims(o.block, "--block");
-  if (!o.grid.empty()) k.grid = parse_dims(o.grid, "--grid");
-  if (std::uint64_t{k.block[0]} * k.block[1] * k.block[2] > 1024) throw std::runtime_error("--block: more than 1024 threads per CTA");
+  k.block = parse_dims(o.block, "--block", true);
+  if (!o.grid.empty()) k.grid = parse_dims(o.grid, "--grid", false);
+  if (o.dynamic_shared > check::max_dynamic_shared_bytes)
+    throw std::runtime_error("--dynamic-shared: more than " + std::to_string(check::max_dynamic_shared_bytes) + " bytes (227 KiB)");
   k.dynamic_shared_bytes = o.dynamic_shared;
 
   // Bind the --param arguments to the PTX parameters.
@@ -292,6 +303,8 @@ int run(const options& o) {
     spec = check::load_spec(o.spec);
     pair = check::resolve(spec);
   }
+  cli::print_warnings(pair.reference);
+  cli::print_warnings(pair.candidate);
   check::check_options co;
   co.race.warp_synchronous = o.warp_synchronous;
   std::vector<cli::race_out::race_side> sides;
@@ -360,14 +373,13 @@ cli::registrar reg("race", [](CLI::App& app) -> cli::runner {
   g->add_option("--dynamic-shared", o->dynamic_shared, "Bytes of dynamic shared memory");
   c->footer(
       "Example: gpueq race reduce.ptx --block 128 --param x=in:f32[128] --param out=f32[1] --param n=128\n"
-      "Exit: 0 race-free, 2 race/deadlock/barrier error/undefined behaviour, 3 not a structured CTA, 4 bad input.");
+      "Exit: 0 race-free, 2 race/deadlock/barrier error/undefined behaviour, 3 not a structured CTA, 4 bad input, 5 resource limit.");
   return [c, o]() -> int {
     if (!c->parsed()) return cli::exit_ok;
     try {
       return run(*o);
     } catch (const std::exception& e) {
-      std::cerr << e.what() << "\n";
-      return cli::exit_bad_input;
+      return cli::report_failure(e, "race");
     }
   };
 });

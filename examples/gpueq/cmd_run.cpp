@@ -5,7 +5,7 @@
 //   gpueq run pair.json --side candidate --domain symbolic --json
 // Statistics (CTAs, threads, instructions, time) go to stderr. Exit: 0 ran, 2 the run stopped at a
 // deadlock, out-of-bounds or other undefined behaviour, 3 not a structured CTA / unsupported, 4
-// bad input.
+// bad input, 5 resource limit (an allocation failed).
 #include "commands.hpp"
 #include "npy.hpp"
 
@@ -30,27 +30,11 @@ struct options {
   bool json = false;
 };
 
-std::string npy_descr(check::dtype d) {
-  switch (d) {
-    case check::dtype::f16: return "<f2";
-    case check::dtype::f32: return "<f4";
-    case check::dtype::f64: return "<f8";
-    case check::dtype::s8: return "<i1";
-    case check::dtype::u8: return "<u1";
-    case check::dtype::s16: return "<i2";
-    case check::dtype::u16: return "<u2";
-    case check::dtype::s32: return "<i4";
-    case check::dtype::u32: return "<u4";
-    case check::dtype::s64: return "<i8";
-    case check::dtype::u64: return "<u8";
-    case check::dtype::bf16: return "<f4";  // numpy has no bfloat16: written widened to float32
-  }
-  return "<f4";
-}
-
 int run(const options& o) {
   check::pair_spec spec = check::load_spec(o.spec);
   check::resolved_pair pair = check::resolve(spec);
+  cli::print_warnings(pair.reference);
+  cli::print_warnings(pair.candidate);
   if (o.side != "reference" && o.side != "candidate") throw std::runtime_error("--side is reference or candidate");
   bool cand = o.side == "candidate" && !spec.single;
   const ptx::module& m = cand ? pair.candidate : pair.reference;
@@ -64,15 +48,16 @@ int run(const options& o) {
     state = support::mix64(state + 0x632be59bd9b4e019ull);
     return static_cast<double>(state >> 11) / static_cast<double>(1ull << 53) * 2 - 1;
   };
-  auto fill = [&](const std::string& name, std::uint64_t n, std::optional<check::dtype> type) {
-    std::vector<double> v(n);
+  // A tensor's or symbolic scalar's values; `shape` is empty for a scalar. npy::read checks the
+  // file's dtype and shape against the spec's before it reads any data.
+  auto fill = [&](const std::string& name, std::uint64_t n, std::optional<check::dtype> type,
+                  const std::vector<std::uint64_t>& shape, const std::string& what) {
+    std::vector<double> v;
     std::filesystem::path file = std::filesystem::path(o.inputs) / (name + ".npy");
     if (!o.inputs.empty()) {
-      cli::npy::array a = cli::npy::read(file.string());
-      if (a.values.size() != n)
-        throw std::runtime_error(file.string() + ": holds " + std::to_string(a.values.size()) + " values, the spec says " + std::to_string(n));
-      v = a.values;
+      v = cli::npy::read(file.string(), type.value_or(check::dtype::f32), shape, what).values;
     } else {
+      v.resize(n);
       for (auto& x : v) x = next();
     }
     for (auto& x : v)
@@ -81,9 +66,9 @@ int run(const options& o) {
     in[name] = std::move(v);
   };
   for (auto& [name, t] : spec.tensors)
-    if (t.use != check::role::output) fill(name, t.elements(), t.type);
+    if (t.use != check::role::output) fill(name, t.elements(), t.type, t.shape, "tensor '" + name + "'");
   for (auto& [name, s] : spec.scalars)
-    if (s.symbolic) fill(name, 1, s.type);
+    if (s.symbolic) fill(name, 1, s.type, {}, "scalar '" + name + "'");
   auto source = [&](const exec::input_ref& r) -> double {
     auto it = in.find(std::string(r.name));
     return it != in.end() && r.element < it->second.size() ? it->second[r.element] : 0.0;
@@ -132,7 +117,7 @@ int run(const options& o) {
       std::vector<double> v;
       for (auto& x : vals) v.push_back(x.value_or(0.0));
       const auto& t = spec.tensors.at(name);
-      cli::npy::write((std::filesystem::path(o.out) / (name + ".npy")).string(), npy_descr(t.type), t.shape, v);
+      cli::npy::write((std::filesystem::path(o.out) / (name + ".npy")).string(), cli::npy::descr_of(t.type), t.shape, v);
     }
   }
   if (o.json) {
@@ -169,14 +154,13 @@ cli::registrar reg("run", [](CLI::App& app) -> cli::runner {
   c->add_option("--out", o->out, "Write <tensor>.npy for every output and inout tensor");
   c->add_flag("--json", o->json, "Print the outputs and statistics as JSON");
   c->add_option("--max-memory", o->max_memory, "Stop when the process's resident memory exceeds this many MiB");
-  c->footer("Exit: 0 ran, 2 deadlock/out-of-bounds/undefined behaviour, 3 not a structured CTA or unsupported, 4 bad input.");
+  c->footer("Exit: 0 ran, 2 deadlock/out-of-bounds/undefined behaviour, 3 not a structured CTA or unsupported, 4 bad input, 5 resource limit.");
   return [c, o]() -> int {
     if (!c->parsed()) return cli::exit_ok;
     try {
       return run(*o);
     } catch (const std::exception& e) {
-      std::cerr << e.what() << "\n";
-      return cli::exit_bad_input;
+      return cli::report_failure(e, "run");
     }
   };
 });

@@ -5,10 +5,15 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <string_view>
 #include <string>
 #include <vector>
+
+namespace gpueq::ptx {
+struct module;
+}
 
 namespace gpueq::cli {
 
@@ -19,7 +24,15 @@ enum exit_code : int {
   exit_race = 2,         // race, deadlock, barrier error or undefined behaviour
   exit_unknown = 3,      // could not decide, or not a structured CTA
   exit_bad_input = 4,    // syntax error, missing file, bad option
+  exit_resource = 5,     // an allocation failed: a resource limit, not a verdict or bad input
 };
+
+// Prints the error that ended subcommand `command` on stderr and gives its exit code:
+// std::bad_alloc (and std::length_error, a size no allocation can hold) is a resource limit,
+// exit 5 ("gpueq COMMAND: error: resource limit: ..."), so a run that ran out of memory is never
+// reported as bad input; anything else is bad input, exit 4, printed as `bad_input_prefix` and
+// the exception's message.
+int report_failure(const std::exception& e, const std::string& command, const std::string& bad_input_prefix = "");
 
 // A setup function adds its subcommand to the app and returns what runs it.
 using runner = std::function<int()>;
@@ -41,8 +54,14 @@ struct registrar {
   }
 };
 
-// Reads a whole file; throws std::runtime_error naming the file when it cannot.
-std::string read_file(const std::string& path);
+// Reads a whole file (support::read_input_file); throws naming the file when it cannot, or when it
+// is a directory. `what` names the kind of file in the message.
+std::string read_file(const std::string& path, std::string_view what = "file");
+
+// Prints what the PTX parser accepted but doubts (an unknown .target or .version) on stderr as
+// `file:line:col: warning: reason`, each file's once per run (both sides of a pair, or several
+// pairs, often share a PTX file).
+void print_warnings(const ptx::module& m);
 
 // Threads to use when the user gave none (-j 0): every core.
 unsigned default_jobs();

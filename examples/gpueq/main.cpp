@@ -1,24 +1,41 @@
 // gpueq: proves two GPU kernels equivalent, or shows an input on which they differ.
 #include "commands.hpp"
 
+#include <gpueq/ptx/ir.hpp>
+#include <gpueq/support/files.hpp>
+
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <thread>
-#include <fstream>
 #include <iostream>
-#include <sstream>
+#include <set>
+#include <new>
 #include <stdexcept>
 
 namespace gpueq::cli {
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open '" + path + "'");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return std::move(ss).str();
+std::string read_file(const std::string& path, std::string_view what) { return support::read_input_file(path, what); }
+
+int report_failure(const std::exception& e, const std::string& command, const std::string& bad_input_prefix) {
+  if (dynamic_cast<const std::bad_alloc*>(&e) || dynamic_cast<const std::length_error*>(&e)) {
+    std::cerr << "gpueq " << command << ": error: resource limit: out of memory (" << e.what()
+              << "): the check needs more memory than the process can get\n";
+    return exit_resource;
+  }
+  std::cerr << bad_input_prefix << e.what() << '\n';
+  return exit_bad_input;
+}
+
+void print_warnings(const ptx::module& m) {
+  static std::set<std::string> printed;
+  if (m.warnings.empty() || !printed.insert(m.file).second) return;
+  for (const auto& w : m.warnings) {
+    support::diagnostic d = w;
+    d.reason = "warning: " + d.reason;
+    std::cerr << d.str() << '\n';
+  }
 }
 
 unsigned default_jobs() { return std::max(1u, std::thread::hardware_concurrency()); }
@@ -51,7 +68,8 @@ int main(int argc, char** argv) {
   using namespace gpueq::cli;
   CLI::App app{
       "gpueq: formal equivalence, race and deadlock checking of GPU kernels (PTX).\n"
-      "Exit codes: 0 equal/ok, 1 different, 2 race/deadlock/UB, 3 unknown, 4 bad input."};
+      "Exit codes: 0 equal/ok, 1 different, 2 race/deadlock/UB, 3 unknown, 4 bad input, 5 resource limit\n"
+      "(out of memory)."};
   app.require_subcommand(1);
   app.set_version_flag("--version", "gpueq 0.1.0");
   auto& commands = registry();
@@ -85,8 +103,7 @@ int main(int argc, char** argv) {
       try {
         return run();
       } catch (const std::exception& e) {
-        std::cerr << "gpueq " << sub->get_name() << ": error: " << e.what() << '\n';
-        return exit_bad_input;
+        return report_failure(e, sub->get_name(), "gpueq " + sub->get_name() + ": error: ");
       }
     }
   }

@@ -1,16 +1,23 @@
-// Reading and writing numpy's .npy format (version 1.0, little-endian, C order) for `gpueq run`:
-// tensors in and out as files any Python user can load with numpy.load. Only what gpueq needs:
-// float16/32/64 and (u)int8..64 arrays, converted to and from doubles.
+// Reading and writing numpy's .npy format (versions 1.0 to 3.0, little-endian, C order) for
+// `gpueq run`: tensors in and out as files any Python user can load with numpy.load. Only what
+// gpueq needs: float16/32/64 and (u)int8..64 arrays, converted to and from doubles.
+// A file is read for one tensor of a spec and validated against it before anything is sized
+// from the file: the header is parsed strictly (a dict with exactly descr, fortran_order and
+// shape, at most numpy's own 10000 bytes), its dtype and shape must be the tensor's exactly (no
+// silent conversion), and the data length must equal what the shape needs, checked against the
+// file's size, so a short or lying file is an error, never a large allocation.
 #pragma once
 
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include <gpueq/check/spec.hpp>
 #include <gpueq/exec/floats.hpp>
 
 namespace gpueq::cli::npy {
@@ -21,66 +28,181 @@ struct array {
   std::vector<double> values;
 };
 
-inline std::uint64_t elements(const std::vector<std::uint64_t>& shape) {
-  std::uint64_t n = 1;
-  for (auto d : shape) n *= d;
-  return n;
+// The numpy dtype a tensor of type d is written and read as.
+inline std::string descr_of(check::dtype d) {
+  switch (d) {
+    case check::dtype::f16: return "<f2";
+    case check::dtype::f32: return "<f4";
+    case check::dtype::f64: return "<f8";
+    case check::dtype::s8: return "<i1";
+    case check::dtype::u8: return "<u1";
+    case check::dtype::s16: return "<i2";
+    case check::dtype::u16: return "<u2";
+    case check::dtype::s32: return "<i4";
+    case check::dtype::u32: return "<u4";
+    case check::dtype::s64: return "<i8";
+    case check::dtype::u64: return "<u8";
+    case check::dtype::bf16: return "<f4";  // numpy has no bfloat16: written widened to float32
+  }
+  return "<f4";
 }
 
-inline array read(const std::string& path) {
+inline std::string shape_text(const std::vector<std::uint64_t>& shape) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+namespace detail {
+
+// The header dict, e.g. {'descr': '<f4', 'fortran_order': False, 'shape': (128,), }: a Python
+// literal, parsed strictly; `fail` throws with the file's name.
+struct header_fields {
+  std::string descr;
+  bool fortran_order = false;
+  std::vector<std::uint64_t> shape;
+};
+
+template <class Fail>
+header_fields parse_header(std::string_view h, Fail fail) {
+  std::size_t i = 0;
+  auto skip = [&] {
+    while (i < h.size() && (h[i] == ' ' || h[i] == '\t')) ++i;
+  };
+  auto expect = [&](char c, const char* what) {
+    skip();
+    if (i >= h.size() || h[i] != c) fail(std::string("malformed header: expected ") + what);
+    ++i;
+  };
+  auto quoted = [&] {
+    skip();
+    if (i >= h.size() || (h[i] != '\'' && h[i] != '"')) fail("malformed header: expected a quoted string");
+    char q = h[i++];
+    std::size_t end = h.find(q, i);
+    if (end == std::string_view::npos) fail("malformed header: unterminated string");
+    std::string s(h.substr(i, end - i));
+    i = end + 1;
+    return s;
+  };
+  header_fields f;
+  bool seen[3] = {false, false, false};
+  expect('{', "'{'");
+  while (true) {
+    skip();
+    if (i < h.size() && h[i] == '}') break;
+    std::string key = quoted();
+    expect(':', "':'");
+    skip();
+    if (key == "descr") {
+      f.descr = quoted();
+      seen[0] = true;
+    } else if (key == "fortran_order") {
+      if (h.substr(i, 4) == "True") f.fortran_order = true, i += 4;
+      else if (h.substr(i, 5) == "False") i += 5;
+      else fail("malformed header: fortran_order is True or False");
+      seen[1] = true;
+    } else if (key == "shape") {
+      expect('(', "'(' to open the shape");
+      while (true) {
+        skip();
+        if (i < h.size() && h[i] == ')') break;
+        std::size_t j = i;
+        while (j < h.size() && h[j] >= '0' && h[j] <= '9') ++j;
+        if (j == i || j - i > 19) fail("malformed header: a shape extent is not a non-negative integer");
+        f.shape.push_back(std::stoull(std::string(h.substr(i, j - i))));
+        i = j;
+        skip();
+        if (i < h.size() && h[i] == ',') ++i;
+        else if (i >= h.size() || h[i] != ')') fail("malformed header: expected ',' or ')' in the shape");
+      }
+      ++i;
+      seen[2] = true;
+    } else {
+      fail("malformed header: unknown key '" + key.substr(0, 40) + "'");
+    }
+    skip();
+    if (i < h.size() && h[i] == ',') ++i;
+    else if (i >= h.size() || h[i] != '}') fail("malformed header: expected ',' or '}'");
+  }
+  ++i;
+  while (i < h.size() && (h[i] == ' ' || h[i] == '\n')) ++i;
+  if (i != h.size() || h.empty() || h.back() != '\n') fail("malformed header: it must end with the dict and a newline");
+  if (!seen[0] || !seen[1] || !seen[2]) fail("malformed header: it needs descr, fortran_order and shape");
+  return f;
+}
+
+}  // namespace detail
+
+// numpy.load refuses headers longer than this by default (its max_header_size).
+inline constexpr std::uint32_t max_header_bytes = 10000;
+
+// Reads `path` as the values of one tensor (or scalar) of the spec: `type` and `shape` are what
+// the spec declares ({} for a scalar, which takes shape () or (1,)); `what` names it in errors
+// ("tensor 'x'"). Throws std::runtime_error naming the file.
+inline array read(const std::string& path, check::dtype type, const std::vector<std::uint64_t>& shape,
+                  const std::string& what) {
+  auto fail = [&](const std::string& reason) -> void { throw std::runtime_error(path + ": " + reason); };
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) fail("is a directory, not a .npy file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot open");
+  if (!in) fail("cannot open");
+  const std::uint64_t file_size = std::filesystem::file_size(path, ec);
+  if (ec) fail("cannot read its size");
   char magic[8];
   in.read(magic, 8);
-  if (!in || std::memcmp(magic, "\x93NUMPY", 6) != 0) throw std::runtime_error(path + ": not a .npy file");
+  if (!in || std::memcmp(magic, "\x93NUMPY", 6) != 0) fail("not a .npy file");
+  if (magic[6] < 1 || magic[6] > 3) fail("unsupported .npy version " + std::to_string(static_cast<int>(magic[6])));
   std::uint32_t header_len = 0;
-  if (magic[6] == 1) {
-    unsigned char b[2];
-    in.read(reinterpret_cast<char*>(b), 2);
-    header_len = b[0] | (b[1] << 8);
-  } else {
-    unsigned char b[4];
-    in.read(reinterpret_cast<char*>(b), 4);
-    header_len = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<std::uint32_t>(b[3]) << 24);
-  }
+  unsigned char b[4] = {0, 0, 0, 0};
+  const unsigned len_bytes = magic[6] == 1 ? 2 : 4;
+  in.read(reinterpret_cast<char*>(b), len_bytes);
+  if (!in) fail("truncated header");
+  header_len = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<std::uint32_t>(b[3]) << 24);
+  const std::uint64_t data_start = 8 + len_bytes + std::uint64_t{header_len};
+  if (header_len > max_header_bytes)
+    fail("header of " + std::to_string(header_len) + " bytes (numpy's limit is " + std::to_string(max_header_bytes) + ")");
+  if (data_start > file_size) fail("truncated header: it declares " + std::to_string(header_len) + " bytes");
   std::string header(header_len, '\0');
   in.read(header.data(), header_len);
-  if (!in) throw std::runtime_error(path + ": truncated header");
+  if (!in) fail("truncated header");
+  detail::header_fields h = detail::parse_header(header, fail);
+  if (h.fortran_order) fail("Fortran order is not supported (save a C-ordered array)");
+
+  // dtype and shape exactly as the spec declares them: a file of another type or shape is a
+  // mistake to report, not something to convert.
+  std::string want = descr_of(type);
+  std::string got = h.descr;
+  if (got.size() == 3 && (got[0] == '|' || got[0] == '=') && got[2] == '1') got[0] = '<';  // one byte: no byte order
+  if (got != want)
+    fail("dtype '" + h.descr.substr(0, 20) + "' does not match the spec's " + what + ": " + std::string(check::name(type)) +
+         " is '" + want + "'");
+  bool scalar_ok = shape.empty() && (h.shape.empty() || h.shape == std::vector<std::uint64_t>{1});
+  if (h.shape != shape && !scalar_ok)
+    fail("shape " + shape_text(h.shape) + " does not match the spec's " + what + ": " + shape_text(shape.empty() ? std::vector<std::uint64_t>{1} : shape));
+
+  // The data: exactly the bytes the shape needs (the shape is the spec's, so its size is bounded),
+  // compared with the file's size before anything is allocated.
+  const unsigned width = static_cast<unsigned>(want[2] - '0');
+  std::uint64_t n = 1;
+  for (auto d : h.shape) n *= d;
+  const std::uint64_t need = n * width, have = file_size - data_start;
+  if (have != need)
+    fail("holds " + std::to_string(have) + " bytes of data; shape " + shape_text(h.shape) + " of '" + want + "' needs " +
+         std::to_string(need));
   array a;
-  auto field = [&](const std::string& key) {
-    auto at = header.find("'" + key + "'");
-    if (at == std::string::npos) throw std::runtime_error(path + ": header lacks '" + key + "'");
-    return header.substr(header.find(':', at) + 1);
-  };
-  std::string d = field("descr");
-  a.descr = d.substr(d.find('\'') + 1, 3);
-  if (field("fortran_order").find("True") < field("fortran_order").find(',')) throw std::runtime_error(path + ": Fortran order is not supported");
-  std::string sh = field("shape");
-  sh = sh.substr(sh.find('(') + 1, sh.find(')') - sh.find('(') - 1);
-  for (std::size_t i = 0; i < sh.size();) {
-    while (i < sh.size() && (sh[i] == ' ' || sh[i] == ',')) ++i;
-    if (i >= sh.size()) break;
-    std::size_t j = i;
-    while (j < sh.size() && sh[j] >= '0' && sh[j] <= '9') ++j;
-    if (j == i) throw std::runtime_error(path + ": bad shape");
-    a.shape.push_back(std::stoull(sh.substr(i, j - i)));
-    i = j;
-  }
-  char kind = a.descr[1];
-  unsigned width = static_cast<unsigned>(a.descr[2] - '0');
-  if (a.descr[0] == '>' || !(width == 1 || width == 2 || width == 4 || width == 8) || (kind != 'f' && kind != 'i' && kind != 'u'))
-    throw std::runtime_error(path + ": unsupported dtype " + a.descr);
-  std::uint64_t n = elements(a.shape);
-  std::vector<unsigned char> raw(n * width);
+  a.descr = want;
+  a.shape = h.shape;
+  std::vector<unsigned char> raw(need);
   in.read(reinterpret_cast<char*>(raw.data()), static_cast<std::streamsize>(raw.size()));
-  if (!in) throw std::runtime_error(path + ": fewer values than its shape holds");
+  if (!in) fail("fewer values than its shape holds");
+  const char kind = want[1];
   a.values.resize(n);
   for (std::uint64_t i = 0; i < n; ++i) {
-    std::uint64_t b = 0;
-    for (unsigned k = 0; k < width; ++k) b |= std::uint64_t{raw[i * width + k]} << (8 * k);
-    if (kind == 'f') a.values[i] = exec::floats::decode(b, width == 2 ? exec::rkind::f16 : width == 4 ? exec::rkind::f32 : exec::rkind::f64);
-    else if (kind == 'u') a.values[i] = static_cast<double>(b);
-    else a.values[i] = static_cast<double>(width == 8 ? static_cast<std::int64_t>(b) : static_cast<std::int64_t>(b << (64 - 8 * width)) >> (64 - 8 * width));
+    std::uint64_t v = 0;
+    for (unsigned k = 0; k < width; ++k) v |= std::uint64_t{raw[i * width + k]} << (8 * k);
+    if (kind == 'f') a.values[i] = exec::floats::decode(v, width == 2 ? exec::rkind::f16 : width == 4 ? exec::rkind::f32 : exec::rkind::f64);
+    else if (kind == 'u') a.values[i] = static_cast<double>(v);
+    else a.values[i] = static_cast<double>(width == 8 ? static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v << (64 - 8 * width)) >> (64 - 8 * width));
   }
   return a;
 }

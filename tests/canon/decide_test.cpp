@@ -7,6 +7,7 @@
 
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <random>
 #include <string>
 #include <vector>
@@ -261,4 +262,28 @@ TEST_CASE("normal-form budget exhaustion is reported as unknown") {
   CHECK(v.kind == verdict_kind::unknown);
   INFO("reason: " << v.reason);
   CHECK(v.reason.find("budget") != std::string::npos);
+}
+
+TEST_CASE("an expansion over its memory budget is unknown before the work, naming the limit") {
+  // (x+1)^100000 has 100 001 binomial coefficients of up to 100 000 bits: about 1.2 GB, over the
+  // default budget of 1 GiB. It must end at once as unknown, not after minutes inside GMP.
+  store s;
+  auto t0 = std::chrono::steady_clock::now();
+  auto v = decide(s, "(x + 1)^100000", "(x + 1)^99999*x + (x + 1)^99999");
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(v.kind == verdict_kind::unknown);
+  INFO("reason: " << v.reason);
+  CHECK(v.reason.find("(a sum of 2 terms)^100000 multiplied out") != std::string::npos);
+  CHECK(v.reason.find("over the expansion budget of 1024 MiB") != std::string::npos);
+  CHECK(secs < 5);
+  // A product of sums is estimated too; a small budget stops what the default one allows.
+  canon::decide_options small;
+  small.normal_form.expansion_bytes = 1 << 20;
+  store t;
+  auto w = decide(t, "(x + y + z)^60", "(x + y + z)^59*x + (x + y + z)^59*y + (x + y + z)^59*z", small);
+  CHECK(w.kind == verdict_kind::unknown);
+  CHECK(w.reason.find("over the expansion budget of 1 MiB") != std::string::npos);
+  store u;
+  CHECK(decide(u, "(x + y + z)^12", "(x + y + z)^11*x + (x + y + z)^11*y + (x + y + z)^11*z", small).kind ==
+        verdict_kind::equal);
 }

@@ -21,6 +21,35 @@ function(expect name expected_rc pattern)
   endif()
 endfunction()
 
+# Bad input, the strict form: the exit code, and the first line of the named stream (STDERR for
+# diagnostics, STDOUT for a verdict) matched whole against `line` (anchored at both ends).
+function(expect_first name expected_rc stream line)
+  execute_process(COMMAND ${GPUEQ} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
+                  WORKING_DIRECTORY "${SOURCE_DIR}")
+  math(EXPR n "${cases} + 1")
+  set(cases ${n} PARENT_SCOPE)
+  if(stream STREQUAL "STDERR")
+    set(text "${err}")
+  else()
+    set(text "${out}")
+  endif()
+  string(FIND "${text}" "\n" eol)
+  if(eol GREATER -1)
+    string(SUBSTRING "${text}" 0 ${eol} first)
+  else()
+    set(first "${text}")
+  endif()
+  if(NOT rc EQUAL expected_rc)
+    message(SEND_ERROR "[${name}] exit code ${rc}, expected ${expected_rc}\n${out}${err}")
+    math(EXPR f "${failures} + 1")
+    set(failures ${f} PARENT_SCOPE)
+  elseif(NOT first MATCHES "^${line}$")
+    message(SEND_ERROR "[${name}] first line of ${stream} is '${first}', expected '${line}'")
+    math(EXPR f "${failures} + 1")
+    set(failures ${f} PARENT_SCOPE)
+  endif()
+endfunction()
+
 # Help documents every subcommand.
 expect(help 0 "identity" --help)
 expect(identity_help 0 "Exit: 0 equal, 1 different" identity --help)
@@ -135,7 +164,7 @@ expect(run_json 0 "\"outputs\".*\"thread_instructions\"" run ${K}/softmax/softma
 file(REMOVE_RECURSE "${CMAKE_CURRENT_BINARY_DIR}/cli_run")
 expect(run_out 0 "outputs written" run ${K}/reduction/v1_vs_v2.pair.json --out "${CMAKE_CURRENT_BINARY_DIR}/cli_run")
 file(COPY_FILE "${CMAKE_CURRENT_BINARY_DIR}/cli_run/out.npy" "${CMAKE_CURRENT_BINARY_DIR}/cli_run/x.npy" RESULT copied)
-expect(run_inputs_wrong_size 4 "x.npy: holds 1 values, the spec says 128"
+expect(run_inputs_wrong_size 4 "x.npy: shape \\(1,\\) does not match the spec's tensor 'x': \\(128,\\)"
        run ${K}/reduction/v1_vs_v2.pair.json --inputs "${CMAKE_CURRENT_BINARY_DIR}/cli_run")
 expect(run_inputs_missing 4 "cannot open" run ${K}/reduction/v1_vs_v2.pair.json --inputs does/not/exist)
 expect(run_oob 2 "out-of-bounds.*tile\\[128\\]" run ${K}/bugs/stencil_ref_vs_oob.pair.json --side candidate)
@@ -233,6 +262,113 @@ expect(race_quick_entry 4 "no kernel \\(.entry\\) named 'nope'; kernels: softmax
 expect(race_quick_on_spec 4 "are for a .ptx file" race ${K}/softmax/softmax_online.kernel.json --block 128)
 expect(race_quick_missing_file 4 "does/not/exist.ptx: cannot open" race does/not/exist.ptx --block 128)
 expect(race_help 0 "--sarif.*--param.*x=f32\\[1024\\].*Exit: 0 race-free, 2 race" race --help)
+
+# Every resource bounded (issue 22): malformed or oversized inputs are errors that name the file,
+# the value and the limit, with exit 4; a term too large to expand is `unknown` with exit 3; an
+# allocation failure would be exit 5 ("resource limit").
+set(I tests/cli/inputs)
+# An empty, truncated or header-only PTX file, and a directory, are errors with file:line:col.
+expect_first(ptx_empty 4 STDERR "tests/cli/inputs/empty.ptx:1:1: empty PTX file: no .version directive and no kernel"
+             parse ${I}/empty.ptx)
+expect_first(ptx_truncated 4 STDERR "tests/cli/inputs/truncated.ptx:61:1: .*end of input.*" parse ${I}/truncated.ptx)
+expect_first(ptx_header_only 4 STDERR
+             "tests/cli/inputs/header_only.ptx:9:1: the PTX file ends after its module header: no kernel, function or variable \\(truncated\\?\\)"
+             parse ${I}/header_only.ptx)
+expect_first(ptx_directory 4 STDERR "tests/cli/inputs: is a directory, not a PTX file" parse ${I})
+file(MAKE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/cli_dir.ptx")
+expect_first(race_ptx_directory 4 STDERR "${CMAKE_CURRENT_BINARY_DIR}/cli_dir.ptx: is a directory, not a PTX file"
+             race "${CMAKE_CURRENT_BINARY_DIR}/cli_dir.ptx" --block 32)
+expect_first(race_empty_ptx 4 STDERR "tests/cli/inputs/empty.ptx:1:1: empty PTX file: no .version directive and no kernel"
+             race ${I}/empty.ptx --block 32)
+expect_first(spec_directory 4 STDERR "tests/cli/inputs: is a directory, not a spec file" check ${I})
+# An unknown .version or .target is a warning on stderr (and the file is still read).
+expect_first(ptx_unknown_version 0 STDERR "tests/cli/inputs/unknown_target.ptx:2:10: warning: unknown PTX ISA version 99.9 \\(gpueq knows 1.0 to 9.0\\)"
+             parse ${I}/unknown_target.ptx)
+expect(ptx_unknown_target 0 "unknown_target.ptx:3:9: warning: unknown target 'sm_999' \\(gpueq knows sm_10 to sm_121\\)"
+       parse ${I}/unknown_target.ptx)
+expect_first(race_unknown_target 0 STDERR "tests/cli/inputs/unknown_target.ptx:2:10: warning: unknown PTX ISA version 99.9.*"
+             race ${I}/unknown_target.ptx --block 32 --param p=f32[32])
+# Blocks, grids and shapes: checked against CUDA's limits before they are narrowed or sized.
+expect_first(spec_block_overflow 4 STDERR "tests/cli/inputs/block_overflow.kernel.json: kernel.block: block x = 4294967424 is outside 1..1024"
+             race ${I}/block_overflow.kernel.json)
+expect_first(spec_block_z 4 STDERR "tests/cli/inputs/block_z.kernel.json: kernel.block: block z = 65 is outside 1..64"
+             run ${I}/block_z.kernel.json)
+expect_first(spec_block_threads 4 STDERR "tests/cli/inputs/block_threads.kernel.json: kernel.block: block 32x64 has 2048 threads; a CTA has 1 to 1024"
+             race ${I}/block_threads.kernel.json)
+expect_first(spec_grid_y 4 STDERR "tests/cli/inputs/grid_y.kernel.json: kernel.grid: grid y = 65536 is outside 1..65535"
+             race ${I}/grid_y.kernel.json)
+expect_first(spec_shape_overflow 4 STDERR
+             "tests/cli/inputs/shape_overflow.kernel.json: tensors.x.shape: a f32 tensor of shape \\[4294967296, 4294967296\\] exceeds the limit of 2\\^40 bytes per tensor"
+             run ${I}/shape_overflow.kernel.json)
+set(SM ${K}/softmax/softmax_online.ptx)
+expect_first(quick_block_overflow 4 STDERR "--block '4294967424': block x = 4294967424 is outside 1..1024"
+             race ${SM} --block 4294967424 --param x=f32[256] --param y=f32[256] --param n=256)
+expect_first(quick_block_z 4 STDERR "--block '1,1,65': block z = 65 is outside 1..64"
+             race ${SM} --block 1,1,65 --param x=f32[256] --param y=f32[256] --param n=256)
+expect_first(quick_block_threads 4 STDERR "--block '64x32': block 64x32 has 2048 threads; a CTA has 1 to 1024"
+             race ${SM} --block 64x32 --param x=f32[256] --param y=f32[256] --param n=256)
+expect_first(quick_grid 4 STDERR "--grid '2147483648': grid x = 2147483648 is outside 1..2147483647"
+             race ${SM} --block 128 --grid 2147483648 --param x=f32[256] --param y=f32[256] --param n=256)
+expect_first(quick_shape_overflow 4 STDERR
+             "--param 'x=f32\\[4294967296,4294967296\\]': a f32 tensor of shape \\[4294967296, 4294967296\\] exceeds the limit of 2\\^40 bytes per tensor"
+             race ${SM} --block 128 --param x=f32[4294967296,4294967296] --param y=f32[256] --param n=256)
+expect_first(quick_dynamic_shared 4 STDERR "--dynamic-shared: more than 232448 bytes \\(227 KiB\\)"
+             race ${SM} --block 128 --dynamic-shared 1000000 --param x=f32[256] --param y=f32[256] --param n=256)
+# Scalars must fit their PTX parameter's type; the error names the parameter.
+set(ST ${I}/scalar_types.ptx)
+expect_first(scalar_u8 4 STDERR "${ST}: kernel: parameter 0 \\('a', .u8 at ${ST}:7\\): 300 is outside the range of .u8 \\(0 to 255\\)"
+             race ${ST} --block 32 --param a=300 --param b=1 --param c=1 --param d=1)
+expect_first(scalar_s8 4 STDERR "${ST}: kernel: parameter 1 \\('b', .s8 at ${ST}:8\\): 300 is outside the range of .s8 \\(-128 to 127\\)"
+             race ${ST} --block 32 --param a=1 --param b=300 --param c=1 --param d=1)
+expect_first(scalar_s32 4 STDERR "${ST}: kernel: parameter 2 \\('c', .s32 at ${ST}:9\\): 1099511627776 is outside the range of .s32 \\(-2147483648 to 2147483647\\)"
+             race ${ST} --block 32 --param a=1 --param b=1 --param c=1099511627776 --param d=1)
+expect_first(scalar_u32 4 STDERR "${ST}: kernel: parameter 3 \\('d', .u32 at ${ST}:10\\): -1 is outside the range of .u32 \\(0 to 4294967295\\)"
+             race ${ST} --block 32 --param a=1 --param b=1 --param c=1 --param d=-1)
+expect_first(scalar_fraction 4 STDERR "${ST}: kernel: parameter 3 \\('d', .u32 at ${ST}:10\\): 2.5 is not an integer, but the parameter is .u32"
+             race ${ST} --block 32 --param a=1 --param b=1 --param c=1 --param d=2.5)
+expect(scalar_in_range 0 "race-free" race ${ST} --block 32 --param a=255 --param b=-128 --param c=-2147483648 --param d=4294967295)
+expect_first(spec_scalar_u32 4 STDERR
+             "tests/cli/inputs/scalar_range.kernel.json: kernel: parameter 2 \\('n', .u32 at ../../../examples/kernels/softmax/softmax_online.ptx:20\\): -1 is outside the range of .u32 \\(0 to 4294967295\\)"
+             run ${I}/scalar_range.kernel.json)
+# .npy inputs: header, dtype, shape and data length checked before anything is allocated.
+set(P ${K}/reduction/v1_vs_v2.pair.json)
+expect_first(npy_huge_header 4 STDERR "${I}/npy/huge_header/x.npy: header of 4294967280 bytes \\(numpy's limit is 10000\\)"
+             run ${P} --inputs ${I}/npy/huge_header)
+expect_first(npy_wrong_dtype 4 STDERR "${I}/npy/wrong_dtype/x.npy: dtype '<f8' does not match the spec's tensor 'x': f32 is '<f4'"
+             run ${P} --inputs ${I}/npy/wrong_dtype)
+expect_first(npy_wrong_shape 4 STDERR "${I}/npy/wrong_shape/x.npy: shape \\(64, 2\\) does not match the spec's tensor 'x': \\(128,\\)"
+             run ${P} --inputs ${I}/npy/wrong_shape)
+expect_first(npy_short_data 4 STDERR "${I}/npy/short_data/x.npy: holds 100 bytes of data; shape \\(128,\\) of '<f4' needs 512"
+             run ${P} --inputs ${I}/npy/short_data)
+file(MAKE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/cli_npy_dir/x.npy")
+expect_first(npy_directory 4 STDERR "${CMAKE_CURRENT_BINARY_DIR}/cli_npy_dir/x.npy: is a directory, not a .npy file"
+             run ${P} --inputs "${CMAKE_CURRENT_BINARY_DIR}/cli_npy_dir")
+# Expansions too large for memory end as unknown, naming the budget, within moments.
+expect_first(identity_huge_power 3 STDOUT
+             "unknown \\(normal form\\): normal form too large: \\(a sum of 2 terms\\)\\^100000 multiplied out would take about [0-9]+ MiB, over the expansion budget of 1024 MiB \\(normal_form_options::expansion_bytes, --max-expansion\\)"
+             identity "(x+1)^100000" "(x+1)^99999*x + (x+1)^99999")
+expect_first(identity_huge_expansion 3 STDOUT
+             "unknown \\(normal form\\): normal form too large: .* over the expansion budget of 1024 MiB .*"
+             identity "(x+y+z)^200" "(x+y+z)^199*x + (x+y+z)^199*y + (x+y+z)^199*z")
+# Against 1 the same power is simply different: the counterexample search evaluates it without
+# expanding anything.
+expect_first(identity_huge_power_different 1 STDOUT "different \\(counterexample\\)" identity "(x+1)^100000" 1)
+expect_first(identity_expansion_option 3 STDOUT "unknown \\(normal form\\): .* over the expansion budget of 1 MiB .*"
+             identity --max-expansion 1 "(x+y+z)^60" "(x+y+z)^59*x + (x+y+z)^59*y + (x+y+z)^59*z")
+
+# An allocation failure is a resource limit, exit 5, never "bad input": the expansion budget
+# raised out of the way and the address space capped (ulimit -v, where a POSIX shell is found).
+find_program(SH sh)
+if(SH)
+  math(EXPR cases "${cases} + 1")
+  execute_process(COMMAND ${SH} -c "ulimit -v 300000 && exec \"$0\" identity --max-expansion 1000000 '(x+y+z)^200' '(x+y+z)^199*x + (x+y+z)^199*y + (x+y+z)^199*z'"
+                          "${GPUEQ}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 5 OR NOT err MATCHES "^gpueq identity: error: resource limit: out of memory \\(std::bad_alloc\\)")
+    message(SEND_ERROR "[resource_limit] exit code ${rc}, expected 5 and a resource-limit error:\n${out}${err}")
+    math(EXPR failures "${failures} + 1")
+  endif()
+endif()
 
 math(EXPR passed "${cases} - ${failures}")
 message(STATUS "${passed} passed, ${failures} failed")

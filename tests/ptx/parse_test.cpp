@@ -352,6 +352,37 @@ TEST_CASE("pathological inputs end in a diagnostic, not a crash") {
   std::string init = std::string(header) + ".global .b32 x[1] = " + std::string(100000, '{') + "1;";
   CHECK(error_of(init).where.line > 0);
   CHECK(error_of(std::string(header) + ".entry k() { .reg .b32 %r<99999999999>; ret; }").where.line > 0);
-  CHECK(error_of("").reason.empty());  // empty input is an empty module
   CHECK(error_of("/* unterminated").reason.find("unterminated") != std::string::npos);
+}
+
+TEST_CASE("an empty or truncated file is an error where the text stops") {
+  // Nothing of an empty file or a bare header can be checked; reading it as an empty module
+  // would let `gpueq parse` and the checks that follow succeed on nothing.
+  auto empty = error_of("");
+  CHECK(empty.str() == "t.ptx:1:1: empty PTX file: no .version directive and no kernel");
+  CHECK(error_of("// only a comment\n").where.line == 2);
+  CHECK(error_of(std::string(header)).reason.find("ends after its module header") != std::string::npos);
+  CHECK(error_of(".target sm_80\n.global .b32 g;\n").reason.find("no .version directive") != std::string::npos);
+  // Cut inside a kernel: an error at the end of the text.
+  std::string whole = kernel("\tret;");
+  auto cut = error_of(whole.substr(0, whole.size() - 3));
+  CHECK(cut.where.line > 0);
+  CHECK(cut.reason.find("end of input") != std::string::npos);
+  // A directory is not a file.
+  CHECK_THROWS_WITH_AS(ptx::parse_file(GPUEQ_SOURCE_DIR "/tests"), doctest::Contains("is a directory, not a PTX file"),
+                       support::diagnostic_error);
+}
+
+TEST_CASE("an unknown .version or .target is a warning, not an error") {
+  ptx::module known = ptx::parse(kernel("\tret;"), "t.ptx");
+  CHECK(known.warnings.empty());
+  ptx::module m = ptx::parse(".version 99.9\n.target sm_999, debug\n.address_size 64\n.entry k() { ret; }\n", "t.ptx");
+  REQUIRE(m.warnings.size() == 2);
+  CHECK(m.warnings[0].str() == "t.ptx:1:10: unknown PTX ISA version 99.9 (gpueq knows 1.0 to 9.0)");
+  CHECK(m.warnings[1].str() == "t.ptx:2:9: unknown target 'sm_999' (gpueq knows sm_10 to sm_121)");
+  for (const char* ok : {".version 7.8\n.target sm_86\n", ".version 8.8\n.target sm_90a\n", ".version 9.0\n.target sm_100f, compute_120\n",
+                         ".version 6.4\n.target sm_75, texmode_independent\n"})
+    CHECK(ptx::parse(std::string(ok) + ".entry k() { ret; }\n").warnings.empty());
+  CHECK(ptx::parse(".version 8.9\n.target sm_80\n.entry k() { ret; }\n").warnings.size() == 1);
+  CHECK(ptx::parse(".version 9.0\n.target sm_81\n.entry k() { ret; }\n").warnings.size() == 1);
 }

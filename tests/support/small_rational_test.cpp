@@ -63,3 +63,12 @@ TEST_CASE("small_rational: shared denominators and cross-cancelled products stay
       CHECK(product.is_small() == small_rational(rational(a * b)).is_small());
     }
 }
+
+TEST_CASE("bits: numerator and denominator sizes, small or not, as the expansion budget reads them") {
+  CHECK(small_rational(1).bits() == 2);
+  CHECK(small_rational(rational(-3, 4)).bits() == 5);
+  CHECK(small_rational(std::numeric_limits<std::int64_t>::min()).bits() == 65);
+  rational big = gpueq::support::pow_int(rational(2), 100) / 3;  // 2^100 / 3: 101 + 2 bits
+  CHECK(small_rational(big).bits() == 103);
+  CHECK(gpueq::support::bit_size(big) == 103);
+}

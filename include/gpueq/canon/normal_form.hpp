@@ -35,6 +35,8 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <climits>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -80,6 +82,17 @@ struct normal_form_options {
   // Upper bound on the terms of all polynomials built, so that a blow-up (distributing a product
   // of large sums) ends as "unknown" instead of exhausting memory.
   std::uint64_t term_budget = 200'000'000;
+  // Upper bound on the memory of one expansion (a product of two sums multiplied out, or an
+  // integer power of a sum), in bytes. It is checked before the work starts, from the operands'
+  // term counts and coefficient sizes (a power by the number of monomials of its result and the
+  // bits of its multinomial coefficients), so `(x+1)^100000` or `(x+y+z)^200` ends as "unknown"
+  // naming this limit within moments, instead of after minutes in GMP and an abort or bad_alloc.
+  // The term budget alone cannot catch them: it counts terms, and such an expansion's cost is in
+  // the size of its coefficients (100 000-bit binomials) or in the products it accumulates before
+  // merging them. 1 GiB stays clear of the corpus (its largest expansions, layernorm's variances,
+  // take a few MiB) and well inside a CI machine; `gpueq identity` and `gpueq check` set it with
+  // --max-expansion MiB.
+  std::uint64_t expansion_bytes = std::uint64_t{1} << 30;
   // Expand a product of sums that a sum uses over the parts it shares with other products before
   // multiplying out (see normal_forms::over_parts). Only the order of evaluation changes: the
   // forms are the same polynomials under the same ids either way (tests compare the two).
@@ -279,7 +292,58 @@ class normal_forms {
     return id;
   }
 
+  // ---- the expansion budget (normal_form_options::expansion_bytes) ---------------------------
+  // Bits of the largest coefficient of p.
+  std::uint64_t max_coefficient_bits(poly_id p) const {
+    std::uint64_t b = 0;
+    for (auto& t : terms(p)) b = std::max(b, t.coefficient.bits());
+    return b;
+  }
+  // Bytes of `terms` terms with coefficients of `bits` bits while they are accumulated: each a
+  // poly_term and, past 64 bits, also a GMP rational and its limbs.
+  static double expansion_size(double terms, double bits) {
+    return terms * (static_cast<double>(sizeof(poly_term)) + (bits > 62 ? 48 + bits / 8 : 0));
+  }
+  // Throws unsupported when `bytes` exceed the expansion budget.
+  void check_expansion(double bytes, const std::string& what) const {
+    const double budget = static_cast<double>(options_.expansion_bytes);
+    if (bytes <= budget) return;
+    auto mib = [](double b) { return std::to_string(static_cast<std::uint64_t>(std::min(b, 1e18) / (1 << 20))); };
+    throw unsupported("normal form too large: " + what + " would take about " + mib(bytes) +
+                      " MiB, over the expansion budget of " + mib(budget) +
+                      " MiB (normal_form_options::expansion_bytes, --max-expansion)");
+  }
+  // Before p^e is multiplied out by binary powering (pow_fraction, poly_pow): every product that
+  // powering multiplies out is estimated, and the largest must fit the budget. p^d has at most
+  // C(n+d−1, d) terms (the monomials of degree d in p's n terms), with coefficients of at most
+  // d·(bits + log₂ n) bits (p's coefficients to the d-th power times multinomials ≤ nᵈ).
+  void check_power(poly_id p, std::int64_t e) const {
+    const std::size_t n = terms(p).size();
+    if (n < 2 || e < 2) return;
+    const double dn = static_cast<double>(n), per_degree = static_cast<double>(max_coefficient_bits(p)) + std::log2(dn);
+    auto count = [&](double d) { return std::min(std::exp(std::lgamma(dn + d) - std::lgamma(d + 1) - std::lgamma(dn)), 1e300); };
+    double worst = expansion_size(count(static_cast<double>(e)), static_cast<double>(e) * per_degree);
+    double r = 0, a = 1;  // the result so far is p^r, the base p^a
+    for (std::int64_t k = e; k; k >>= 1) {
+      if (k & 1) {
+        if (r > 0) worst = std::max(worst, expansion_size(count(r) * count(a), (r + a) * per_degree));
+        r += a;
+      }
+      if (k > 1) {
+        worst = std::max(worst, expansion_size(count(a) * (count(a) + 1) / 2, 2 * a * per_degree));
+        a *= 2;
+      }
+    }
+    check_expansion(worst, "(a sum of " + std::to_string(n) + " terms)^" + std::to_string(e) + " multiplied out");
+  }
+
   // ---- monomial and polynomial arithmetic ------------------------------------------------
+  // An exponent of a monomial: the store keeps exponents in 32 bits, and products and powers of
+  // monomials must too (x^(2^20) to the power 2^20 is out of range, not a wrapped exponent).
+  static std::int32_t mono_exponent(std::int64_t e) {
+    if (e > INT32_MAX || e < INT32_MIN) throw unsupported("normal form: a monomial's exponent is out of range (" + std::to_string(e) + ")");
+    return static_cast<std::int32_t>(e);
+  }
   mono_id mono_mul(mono_id a, mono_id b, std::int32_t b_power = 1) {
     if (b == unit_mono) return a;
     if (a == unit_mono && b_power == 1) return b;
@@ -298,10 +362,10 @@ class normal_forms {
       if (j == fb.size() || (i < fa.size() && fa[i].atom < fb[j].atom)) {
         out.push_back(fa[i++]);
       } else if (i == fa.size() || fb[j].atom < fa[i].atom) {
-        out.push_back({fb[j].atom, fb[j].exponent * b_power});
+        out.push_back({fb[j].atom, mono_exponent(std::int64_t{fb[j].exponent} * b_power)});
         ++j;
       } else {
-        std::int32_t e = fa[i].exponent + fb[j].exponent * b_power;
+        std::int32_t e = mono_exponent(fa[i].exponent + std::int64_t{fb[j].exponent} * b_power);
         if (e != 0) out.push_back({fa[i].atom, e});
         ++i, ++j;
       }
@@ -323,7 +387,7 @@ class normal_forms {
   mono_id mono_pow(mono_id a, std::int32_t e) {
     if (a == unit_mono || e == 1) return a;
     std::vector<mono_factor> out(factors(a).begin(), factors(a).end());
-    for (auto& f : out) f.exponent *= e;
+    for (auto& f : out) f.exponent = mono_exponent(std::int64_t{f.exponent} * e);
     if (e == 0) out.clear();
     return intern_mono(out);
   }
@@ -497,6 +561,11 @@ class normal_forms {
       throw unsupported("normal form too large: product of sums with " + std::to_string(ta.size()) + " and " +
                         std::to_string(tb.size()) + " terms would exceed the budget of " +
                         std::to_string(options_.term_budget) + " terms");
+    // The accumulator holds every product before merging (a square: each pair once).
+    const double na = static_cast<double>(ta.size()), nb = static_cast<double>(tb.size());
+    check_expansion(expansion_size(a == b ? na * (na + 1) / 2 : na * nb,
+                                   static_cast<double>(max_coefficient_bits(a) + max_coefficient_bits(b))),
+                    "multiplying out sums of " + std::to_string(ta.size()) + " and " + std::to_string(tb.size()) + " terms");
     accumulator acc = new_accumulator();
     mul_into(acc, a, b);
     poly_id r = finish(acc);
@@ -628,6 +697,8 @@ class normal_forms {
       a = normalize(a.den, a.num);
       e = -e;
     }
+    check_power(a.num, e);
+    check_power(a.den, e);
     fraction result{one_poly_, one_poly_};
     while (e) {
       if (e & 1) result = mul_fractions(result, a);
@@ -765,6 +836,7 @@ class normal_forms {
   std::pair<mono_id, mono_id> split_parts(mono_id m);
   poly_id parts_product(mono_id parts);
   poly_id poly_pow(poly_id p, std::int32_t e) {
+    check_power(p, e);
     poly_id r = one_poly_;
     for (; e > 0; e >>= 1) {
       if (e & 1) r = poly_mul(r, p);

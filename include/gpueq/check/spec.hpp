@@ -10,9 +10,12 @@
 #include <gpueq/support/diagnostics.hpp>
 
 #include <array>
+#include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <variant>
 #include <vector>
@@ -76,6 +79,107 @@ struct kernel_spec {
   std::vector<dim3> ctas;  // empty: all CTAs of the grid
   std::uint64_t dynamic_shared_bytes = 0;
 };
+
+// ---- Limits, checked where a launch, a shape or a scalar is read -------------------------------
+// The readers (check/spec_json.hpp, gpueq race's quick form) read extents as 64-bit integers and
+// call these before narrowing anything, so a block of 2³²+128 threads is an error instead of a
+// block of 128, and a shape of 2³²×2³² an error instead of 0 elements. Each returns the reason
+// the value is rejected, or "" when it is fine.
+
+// CUDA's launch limits, the same for every compute capability gpueq knows (sm_70 to sm_120).
+inline constexpr std::uint64_t max_threads_per_cta = 1024;
+inline constexpr std::array<std::uint64_t, 3> max_block{1024, 1024, 64};
+inline constexpr std::array<std::uint64_t, 3> max_grid{2147483647, 65535, 65535};
+// The largest dynamic shared memory a CTA can opt into (227 KiB on sm_90 and sm_100).
+inline constexpr std::uint64_t max_dynamic_shared_bytes = 227 * 1024;
+// A tensor holds at most 2⁴⁰ bytes: the engine places tensor i at (i + 1)·2⁴⁰ of the global
+// address space (exec::address::global_stride), so a larger one would overlap the next.
+inline constexpr std::uint64_t max_tensor_bytes = std::uint64_t{1} << 40;
+
+namespace detail {
+inline std::string extents_text(std::span<const std::uint64_t> d, const char* sep) {
+  std::string s;
+  for (std::size_t i = 0; i < d.size(); ++i) s += (i ? sep : "") + std::to_string(d[i]);
+  return s;
+}
+}  // namespace detail
+
+// A block (1 to 3 extents): each extent 1..1024 (z 1..64), at most 1024 threads in all.
+inline std::string block_problem(std::span<const std::uint64_t> d) {
+  if (d.empty() || d.size() > 3) return "expected 1 to 3 extents";
+  static constexpr const char* axis[] = {"x", "y", "z"};
+  for (std::size_t i = 0; i < d.size(); ++i)
+    if (d[i] < 1 || d[i] > max_block[i])
+      return "block " + std::string(axis[i]) + " = " + std::to_string(d[i]) + " is outside 1.." + std::to_string(max_block[i]);
+  std::uint64_t threads = 1;
+  for (auto e : d) threads *= e;  // ≤ 1024·1024·64: no overflow
+  if (threads > max_threads_per_cta)
+    return "block " + detail::extents_text(d, "x") + " has " + std::to_string(threads) + " threads; a CTA has 1 to " +
+           std::to_string(max_threads_per_cta);
+  return "";
+}
+
+// A grid (1 to 3 extents): x 1..2³¹−1, y and z 1..65535.
+inline std::string grid_problem(std::span<const std::uint64_t> d) {
+  if (d.empty() || d.size() > 3) return "expected 1 to 3 extents";
+  static constexpr const char* axis[] = {"x", "y", "z"};
+  for (std::size_t i = 0; i < d.size(); ++i)
+    if (d[i] < 1 || d[i] > max_grid[i])
+      return "grid " + std::string(axis[i]) + " = " + std::to_string(d[i]) + " is outside 1.." + std::to_string(max_grid[i]);
+  return "";
+}
+
+// A tensor's shape: positive extents whose product, in bytes of `type`, fits max_tensor_bytes
+// (computed without overflow).
+inline std::string shape_problem(std::span<const std::uint64_t> shape, dtype type) {
+  if (shape.empty()) return "expected at least one extent";
+  std::uint64_t limit = max_tensor_bytes / bytes(type), n = 1;
+  for (auto e : shape) {
+    if (e < 1) return "extents are positive integers";
+    if (e > limit / n)
+      return "a " + std::string(name(type)) + " tensor of shape [" + detail::extents_text(shape, ", ") +
+             "] exceeds the limit of 2^40 bytes per tensor";
+    n *= e;
+  }
+  return "";
+}
+
+// A concrete scalar for a kernel parameter of PTX type `type` (".u8", ".s32", ".b32", ".f32",
+// ".pred", ...): an integer type takes an integer in its range (a .bN either reading, signed or
+// unsigned), a float type a finite value within its format's range.
+inline std::string scalar_problem(double v, std::string_view type) {
+  auto num = [](double x) {  // the shortest text that reads back as x
+    char buf[32];
+    return std::string(buf, std::to_chars(buf, buf + sizeof buf, x).ptr);
+  };
+  if (type == ".pred") return v == 0 || v == 1 ? "" : num(v) + " is not a predicate (0 or 1)";
+  if (type.size() < 3) return "";
+  char k = type[1];
+  unsigned bits = 0;
+  for (char c : type.substr(2)) {
+    if (c < '0' || c > '9') return "";  // not a scalar type gpueq checks
+    bits = bits * 10 + static_cast<unsigned>(c - '0');
+  }
+  if (k == 'f') {
+    double max = bits == 16 ? 65504.0 : bits == 32 ? 3.4028234663852886e38 : 1.7976931348623157e308;
+    if (!(std::fabs(v) <= max)) return num(v) + " is outside the range of " + std::string(type);
+    return "";
+  }
+  if ((k != 'u' && k != 's' && k != 'b') || bits < 8 || bits > 64) return "";
+  if (v != std::floor(v)) return num(v) + " is not an integer, but the parameter is " + std::string(type);
+  // Bounds as doubles: 2^bits and 2^(bits-1) are exact, so the comparisons are too.
+  double span = std::ldexp(1.0, static_cast<int>(bits)), half = std::ldexp(1.0, static_cast<int>(bits) - 1);
+  double lo = k == 'u' ? 0 : -half, hi = k == 's' ? half : span;  // [lo, hi)
+  if (v >= lo && v < hi) return "";
+  std::string range = k == 'u' ? "0 to 2^" + std::to_string(bits) + "-1"
+                      : k == 's' ? "-2^" + std::to_string(bits - 1) + " to 2^" + std::to_string(bits - 1) + "-1"
+                                 : "-2^" + std::to_string(bits - 1) + " to 2^" + std::to_string(bits) + "-1";
+  if (bits <= 32) {
+    auto n = [](double x) { return std::to_string(static_cast<std::int64_t>(x)); };
+    range = n(lo) + " to " + n(hi - 1);
+  }
+  return num(v) + " is outside the range of " + std::string(type) + " (" + range + ")";
+}
 
 struct pair_spec {
   std::string file;  // the spec's own path
@@ -163,6 +267,10 @@ inline std::size_t resolve_kernel(const pair_spec& s, const char* side, const ke
     if (is_tensor && !wide)
       detail::spec_error(s, std::string(side) + ": parameter " + std::to_string(i) + " ('" + p + "') is a tensor but the PTX parameter is " +
                         std::string(type) + ", not a 64-bit address");
+    if (is_scalar && !s.scalars.at(p).symbolic)
+      if (std::string why = scalar_problem(s.scalars.at(p).value, type); !why.empty())
+        spec_error(s, std::string(side) + ": parameter " + std::to_string(i) + " ('" + p + "', " + std::string(type) + " at " +
+                          k.ptx + ":" + std::to_string(f->params[i].line) + "): " + why);
   }
   for (auto& c : k.ctas)
     for (int d = 0; d < 3; ++d)
@@ -182,7 +290,7 @@ inline resolved_pair resolve(const pair_spec& s) {
   }
   r.reference = ptx::parse_file(s.reference.path);
   r.candidate = s.single ? r.reference : ptx::parse_file(s.candidate.path);
-  r.reference_entry = resolve_kernel(s, "reference", s.reference, r.reference);
+  r.reference_entry = resolve_kernel(s, s.single ? "kernel" : "reference", s.reference, r.reference);
   r.candidate_entry = s.single ? r.reference_entry : resolve_kernel(s, "candidate", s.candidate, r.candidate);
   for (auto& [name, t] : s.tensors) {
     bool used = false;

@@ -1,17 +1,19 @@
 // Reading a pair spec from its JSON file (examples/kernels/schema.json). Every error names the
 // spec file and, for syntax errors, the line and column; for a wrong value, its JSON path
-// ("reference.block[1]"). Unknown keys are errors, so a typo never goes unnoticed.
+// ("reference.block[1]"). Unknown keys are errors, so a typo never goes unnoticed. Blocks, grids
+// and shapes are checked against their limits as they are read (check/spec.hpp), before anything
+// is narrowed or sized from them.
 // Needs nlohmann-json (Debian nlohmann-json3-dev); the rest of gpueq does not.
 #pragma once
 
 #include <gpueq/check/spec.hpp>
+#include <gpueq/support/files.hpp>
 
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
+#include <vector>
 
 namespace gpueq::check {
 
@@ -39,23 +41,34 @@ class spec_reader {
     if (!d) fail(path, "expected a dtype (f16 bf16 f32 f64 s8 u8 s16 u16 s32 u32 s64 u64)");
     return *d;
   }
+  // An integer ≥ min, read as 64 bits (nlohmann keeps non-negative integers unsigned, so values
+  // past 2⁶³ are not misread as negative ones).
   std::uint64_t positive(const nlohmann::json& j, const std::string& path, std::uint64_t min = 1) const {
-    if (!j.is_number_integer() || j.get<std::int64_t>() < static_cast<std::int64_t>(min))
-      fail(path, "expected an integer ≥ " + std::to_string(min));
+    bool ok = j.is_number_unsigned() ? j.get<std::uint64_t>() >= min
+                                     : j.is_number_integer() && j.get<std::int64_t>() >= static_cast<std::int64_t>(min);
+    if (!ok) fail(path, "expected an integer ≥ " + std::to_string(min));
     return j.get<std::uint64_t>();
   }
-  dim3 dims(const nlohmann::json& j, const std::string& path) const {
+  // A block or grid: extents read in full and checked against CUDA's limits (check/spec.hpp)
+  // before they are narrowed to 32 bits.
+  dim3 dims(const nlohmann::json& j, const std::string& path, bool block) const {
     if (!j.is_array() || j.empty() || j.size() > 3) fail(path, "expected [x], [x, y] or [x, y, z]");
+    std::vector<std::uint64_t> e;
+    for (std::size_t i = 0; i < j.size(); ++i) e.push_back(positive(j[i], path + "[" + std::to_string(i) + "]"));
+    if (std::string why = block ? block_problem(e) : grid_problem(e); !why.empty()) fail(path, why);
     dim3 d{1, 1, 1};
-    for (std::size_t i = 0; i < j.size(); ++i)
-      d[i] = static_cast<std::uint32_t>(positive(j[i], path + "[" + std::to_string(i) + "]"));
+    for (std::size_t i = 0; i < e.size(); ++i) d[i] = static_cast<std::uint32_t>(e[i]);
     return d;
   }
   dim3 index3(const nlohmann::json& j, const std::string& path) const {
     if (!j.is_array() || j.empty() || j.size() > 3) fail(path, "expected [x], [x, y] or [x, y, z]");
     dim3 d{0, 0, 0};
-    for (std::size_t i = 0; i < j.size(); ++i)
-      d[i] = static_cast<std::uint32_t>(positive(j[i], path + "[" + std::to_string(i) + "]", 0));
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      std::string at = path + "[" + std::to_string(i) + "]";
+      std::uint64_t v = positive(j[i], at, 0);
+      if (v >= max_grid[i]) fail(at, std::to_string(v) + " is outside every grid (at most " + std::to_string(max_grid[i]) + " CTAs)");
+      d[i] = static_cast<std::uint32_t>(v);
+    }
     return d;
   }
 
@@ -70,8 +83,8 @@ class spec_reader {
     for (std::size_t i = 0; i < j["params"].size(); ++i)
       k.params.push_back(text(j["params"][i], path + ".params[" + std::to_string(i) + "]"));
     if (!j.contains("block")) fail(path, "missing \"block\"");
-    k.block = dims(j["block"], path + ".block");
-    if (j.contains("grid")) k.grid = dims(j["grid"], path + ".grid");
+    k.block = dims(j["block"], path + ".block", true);
+    if (j.contains("grid")) k.grid = dims(j["grid"], path + ".grid", false);
     if (j.contains("ctas")) {
       const auto& c = j["ctas"];
       if (c.is_string() && c.get<std::string>() == "all") {
@@ -81,9 +94,11 @@ class spec_reader {
         fail(path + ".ctas", "expected \"all\" or a list of block indices");
       }
     }
-    if (j.contains("dynamic_shared_bytes")) k.dynamic_shared_bytes = positive(j["dynamic_shared_bytes"], path + ".dynamic_shared_bytes", 0);
-    std::uint64_t threads = std::uint64_t{k.block[0]} * k.block[1] * k.block[2];
-    if (threads > 1024) fail(path + ".block", "more than 1024 threads per CTA");
+    if (j.contains("dynamic_shared_bytes")) {
+      k.dynamic_shared_bytes = positive(j["dynamic_shared_bytes"], path + ".dynamic_shared_bytes", 0);
+      if (k.dynamic_shared_bytes > max_dynamic_shared_bytes)
+        fail(path + ".dynamic_shared_bytes", "more than " + std::to_string(max_dynamic_shared_bytes) + " bytes (227 KiB)");
+    }
     return k;
   }
 
@@ -103,6 +118,7 @@ class spec_reader {
       if (!t["shape"].is_array() || t["shape"].empty()) fail(path + ".shape", "expected a non-empty list of extents");
       for (std::size_t i = 0; i < t["shape"].size(); ++i)
         ts.shape.push_back(positive(t["shape"][i], path + ".shape[" + std::to_string(i) + "]"));
+      if (std::string why = shape_problem(ts.shape, ts.type); !why.empty()) fail(path + ".shape", why);
       std::string r = text(t["role"], path + ".role");
       if (r == "input") ts.use = role::input;
       else if (r == "output") ts.use = role::output;
@@ -194,11 +210,7 @@ inline pair_spec parse_spec(std::string_view text, const std::string& file) {
 }
 
 inline pair_spec load_spec(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw support::diagnostic_error(support::diagnostic{file, {}, "cannot open the spec file"});
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse_spec(buffer.str(), file);
+  return parse_spec(support::read_input_file(file, "spec file"), file);
 }
 
 }  // namespace gpueq::check

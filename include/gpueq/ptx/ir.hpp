@@ -8,6 +8,7 @@
 #pragma once
 
 #include <gpueq/ptx/opcodes.hpp>
+#include <gpueq/support/diagnostics.hpp>
 
 #include <boost/container/small_vector.hpp>
 #include <boost/unordered/unordered_flat_map.hpp>
@@ -260,6 +261,10 @@ struct module {
   std::vector<std::string> sections;  // `.section` blocks, verbatim (debug info)
   // Module-level order for printing: (0 = global, 1 = function, 2 = section, 3 = file), index.
   std::vector<std::pair<std::uint8_t, std::uint32_t>> order;
+  // What the parser accepted but doubts (an unknown .target or .version): file:line:column and a
+  // reason, for the tool to print as `file:line:col: warning: reason`. Not part of the IR: printing
+  // and ptx::difference ignore them.
+  std::vector<support::diagnostic> warnings;
 
   std::string_view str(std::uint32_t id) const { return names.str(id); }
   const function* find_function(std::string_view n) const {

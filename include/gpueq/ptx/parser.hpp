@@ -12,6 +12,7 @@
 #include <gpueq/ptx/ir.hpp>
 #include <gpueq/ptx/lexer.hpp>
 #include <gpueq/support/diagnostics.hpp>
+#include <gpueq/support/files.hpp>
 
 #include <boost/unordered/unordered_flat_set.hpp>
 
@@ -19,8 +20,6 @@
 #include <charconv>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <string_view>
 
@@ -58,6 +57,7 @@ class parser {
 
   module run() {
     while (lex_.peek().kind != token_kind::end) module_item();
+    check_complete(lex_.peek());
     return std::move(m_);
   }
 
@@ -139,6 +139,43 @@ class parser {
   }
 
   // --- module level --------------------------------------------------------------------------
+  // A module that parsed to its end but is not a PTX module: empty (no `.version`, which the PTX
+  // ISA requires first), or cut off after its header, so nothing of it can be checked. A file cut
+  // inside a function or declaration fails where the text stops; a file cut between two items
+  // parses, and what is left is reported by the command that needs the missing kernel.
+  void check_complete(const token& end) const {
+    bool items = !m_.functions.empty() || !m_.globals.empty();
+    if (!seen_version_)
+      fail(end, items ? "no .version directive (a PTX module begins with one, e.g. .version 8.0)"
+                      : "empty PTX file: no .version directive and no kernel");
+    if (!items) fail(end, "the PTX file ends after its module header: no kernel, function or variable (truncated?)");
+  }
+
+  void warn(const token& at, std::string reason) {
+    m_.warnings.push_back(support::diagnostic{m_.file, {at.line, at.column}, std::move(reason)});
+  }
+
+  // The ISA versions and targets of the PTX ISA up to 9.0 (CUDA 13). Others still parse, since
+  // the syntax rarely changes between versions, but are warned about: gpueq's semantics and opcode
+  // table follow these versions, and a typo (`.target sm_999`) should not pass unnoticed.
+  static bool known_version(std::uint32_t major, std::uint32_t minor) {
+    static constexpr std::uint32_t last_minor[] = {0, 4, 3, 2, 3, 0, 5, 8, 8, 0};  // by major version
+    return major >= 1 && major < std::size(last_minor) && minor <= last_minor[major];
+  }
+  static bool known_target(std::string_view t) {
+    for (std::string_view k : {"texmode_unified", "texmode_independent", "debug", "map_f64_to_f32"})
+      if (t == k) return true;
+    if (t.starts_with("sm_")) t.remove_prefix(3);
+    else if (t.starts_with("compute_")) t.remove_prefix(8);
+    else return false;
+    if (t.ends_with('a') || t.ends_with('f')) t.remove_suffix(1);  // sm_90a, sm_100f
+    for (std::string_view k : {"10", "11", "12", "13", "20", "21", "30", "32", "35", "37", "50", "52", "53", "60", "61",
+                               "62", "70", "72", "75", "80", "86", "87", "88", "89", "90", "100", "101", "103", "110",
+                               "120", "121"})
+      if (t == k) return true;
+    return false;
+  }
+
   void module_item() {
     token t = peek();
     if (t.kind != token_kind::directive) fail(t, "expected a directive at module scope, found " + show(t));
@@ -153,10 +190,17 @@ class parser {
       auto [p2, e2] = std::from_chars(s.data() + dot + 1, s.data() + s.size(), m_.version_minor);
       if (e1 != std::errc{} || e2 != std::errc{} || p1 != s.data() + dot || p2 != s.data() + s.size())
         fail(v, "malformed version " + show(v));
+      seen_version_ = true;
+      if (!known_version(m_.version_major, m_.version_minor))
+        warn(v, "unknown PTX ISA version " + std::string(s.substr(0, 20)) + " (gpueq knows 1.0 to 9.0)");
     } else if (d == ".target") {
       next();
-      do m_.target.push_back(intern(expect_ident("a target such as sm_80").text));
-      while (accept(','));
+      do {
+        token tg = expect_ident("a target such as sm_80");
+        if (!known_target(tg.text))
+          warn(tg, "unknown target '" + std::string(tg.text.substr(0, 60)) + "' (gpueq knows sm_10 to sm_121)");
+        m_.target.push_back(intern(tg.text));
+      } while (accept(','));
     } else if (d == ".address_size") {
       next();
       token n = next();
@@ -749,6 +793,7 @@ class parser {
 
   lexer lex_;
   module m_;
+  bool seen_version_ = false;
   std::vector<std::uint32_t> block_stack_;
   std::vector<std::pair<std::uint32_t, std::vector<std::uint32_t>>> pending_branches_;
   boost::unordered_flat_map<std::uint64_t, std::uint32_t> scoped_labels_;
@@ -772,13 +817,10 @@ inline module parse(std::string_view text, std::string file = "<input>") {
   return detail::parser(text, std::move(file)).run();
 }
 
-// Reads and parses a file; a file that cannot be read is a diagnostic without a line.
+// Reads and parses a file; a file that cannot be read (or a directory) is a diagnostic without a
+// line.
 inline module parse_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw parse_error({path, {}, "cannot open file"});
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
+  std::string text = support::read_input_file(path, "PTX file");
   return parse(text, path);
 }
 

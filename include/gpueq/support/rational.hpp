@@ -42,6 +42,17 @@ inline std::optional<std::int64_t> to_int64(const rational& r) {
   return n.convert_to<std::int64_t>();
 }
 
+// The bits of numerator and denominator together: what a rational costs in memory and in each
+// operation, for the size estimates that bound expansions (canon::normal_form_options).
+inline std::uint64_t bit_size(const rational& r) {
+#if defined(GPUEQ_HAVE_GMP) && GPUEQ_HAVE_GMP
+  return mpz_sizeinbase(mpq_numref(r.backend().data()), 2) + mpz_sizeinbase(mpq_denref(r.backend().data()), 2);
+#else
+  const integer n = boost::multiprecision::abs(boost::multiprecision::numerator(r));
+  return (n == 0 ? 1 : boost::multiprecision::msb(n) + 1) + boost::multiprecision::msb(boost::multiprecision::denominator(r)) + 1;
+#endif
+}
+
 // r^e for an integer exponent; e < 0 needs r != 0 (checked by the caller).
 inline rational pow_int(const rational& r, std::int64_t e) {
   rational base = e < 0 ? rational(1) / r : r;

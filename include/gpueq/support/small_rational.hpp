@@ -11,6 +11,7 @@
 #include <gpueq/support/rational.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <compare>
 #include <cstdint>
 #include <limits>
@@ -38,6 +39,11 @@ class small_rational {
   small_rational& operator=(small_rational&&) noexcept = default;
 
   bool is_small() const { return !big_; }
+  // Bits of numerator and denominator (support::bit_size), for size estimates.
+  std::uint64_t bits() const {
+    if (big_) return bit_size(*big_);
+    return static_cast<std::uint64_t>(std::bit_width(magnitude(n_)) + std::bit_width(static_cast<std::uint64_t>(d_)));
+  }
   rational to_rational() const { return big_ ? *big_ : rational(n_, d_); }
 
   friend bool operator==(const small_rational& a, const small_rational& b) {
