@@ -68,6 +68,11 @@ struct side_report {
   std::uint32_t ctas = 0;
   std::vector<std::string> conflicts;
   double seconds = 0;  // running its CTAs (with the race context), summed over threads
+  // Where reports point: the kernel's entry and, per instruction of the program that ran, its PTX
+  // line and CUDA file:line (the prepared kernel's lines).
+  std::string entry;
+  std::uint32_t entry_line = 0;
+  std::vector<race::source_line> lines;
 };
 
 // A concrete input on which the kernels differ over the reals, replayed on both kernels in the
@@ -219,6 +224,10 @@ inline std::vector<side_report> run_sides(term::store& s, std::span<const prepar
     side_state& st = *state[si];
     side_report r;
     r.name = sides[si]->name;
+    const ptx::function& f = sides[si]->lifted->functions[sides[si]->entry];
+    r.entry = std::string(sides[si]->lifted->str(f.name));
+    r.entry_line = f.line;
+    r.lines = sides[si]->lines;
     grid_collector<term::term_id> collect(st.k->launch, st.k->ctas);
     race::grid_footprint grid;
     for (std::uint32_t ci = 0; ci < st.k->ctas.size(); ++ci, ++j) {
