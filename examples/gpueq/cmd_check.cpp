@@ -7,6 +7,7 @@
 // Exit: 0 equivalent, 1 not equivalent, 2 race/deadlock/out-of-bounds, 3 unknown, 4 bad input; with
 // --expect: 0 when every pair meets its expectation, 1 otherwise.
 #include "commands.hpp"
+#include "race_output.hpp"
 #include "../specs/corpus.hpp"  // registers the corpus specifications ("reference": {"spec": …})
 
 #include <gpueq/check/driver.hpp>
@@ -17,6 +18,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -35,7 +37,7 @@ struct options {
   std::uint64_t max_memory = 0;
   std::uint64_t max_expansion = canon::normal_form_options{}.expansion_bytes >> 20;  // MiB
   unsigned jobs = 0;
-  bool json = false;
+  bool json = false, sarif = false;
   bool expect = false, all = false, no_race = false, no_float32 = false, warp_synchronous = false, quiet = false;
   bool fast = false;
 };
@@ -85,9 +87,27 @@ std::string seconds(double s) {
   return buf;
 }
 
-// Checks one pair; prints the report. Returns the verdict, or nullopt when the pair could not be
-// checked, with `failure` set to exit_bad_input or exit_resource (an allocation failed).
-std::optional<check::verdict> check_one(const std::string& file, const options& o, check::pair_spec& spec, int& failure) {
+// The SARIF results of one checked pair: every finding of the kernels that ran (races, barrier
+// problems, run errors, inter-CTA conflicts, at their lines) and the comparison's outcome.
+void add_sarif(const std::string& file, const check::pair_spec& spec, const check::check_result& r,
+               nlohmann::ordered_json& results) {
+  std::vector<cli::race_out::race_side> sides;
+  if (!spec.reference_spec) sides.push_back({"reference", &spec.reference, r.reference, {}});
+  sides.push_back({"candidate", &spec.candidate, r.candidate, {}});
+  for (const auto& side : sides)
+    for (auto& x : cli::race_out::side_results(side)) results.push_back(std::move(x));
+  if (r.v == check::verdict::different || r.v == check::verdict::unknown) {
+    std::string text = file + ": " + std::string(check::name(r.v)) + ": " + r.summary;
+    if (!r.examples.empty()) text += "\n" + r.examples.front();
+    results.push_back(cli::race_out::comparison_result(sides.back(), r.v == check::verdict::different, text));
+  }
+}
+
+// Checks one pair; prints the report (with --sarif, adds its results to `sarif` instead). Returns
+// the verdict, or nullopt when the pair could not be checked, with `failure` set to exit_bad_input
+// or exit_resource (an allocation failed).
+std::optional<check::verdict> check_one(const std::string& file, const options& o, check::pair_spec& spec, int& failure,
+                                        nlohmann::ordered_json& sarif) {
   try {
     spec = check::load_spec(file);
     if (spec.single)
@@ -105,10 +125,14 @@ std::optional<check::verdict> check_one(const std::string& file, const options& 
     co.compare.decide.normal_form.expansion_bytes = o.max_expansion << 20;
     co.engine.max_resident_mib = o.max_memory;
     co.threads = o.jobs ? o.jobs : cli::default_jobs();
-    cli::progress progress(file, !o.quiet && !o.json);
+    cli::progress progress(file, !o.quiet && !o.json && !o.sarif);
     co.progress = std::ref(progress);
     // A reference that names a registered specification: the candidate is checked against it.
     check::check_result r = check::check_pair(spec, pair, co);
+    if (o.sarif) {
+      add_sarif(file, spec, r, sarif);
+      return r.v;
+    }
     if (o.json) {
       nlohmann::json j;
       j["pair"] = file;
@@ -200,10 +224,12 @@ int run(const options& o) {
   int worst = cli::exit_ok;
   std::size_t passed = 0, failed = 0;
   std::map<std::string, std::size_t> counts;
+  if (o.json && o.sarif) throw std::runtime_error("--json and --sarif: choose one, not both");
+  nlohmann::ordered_json sarif = nlohmann::ordered_json::array();
   for (const auto& f : o.files) {
     check::pair_spec spec;
     int failure = cli::exit_bad_input;
-    auto v = check_one(f, o, spec, failure);
+    auto v = check_one(f, o, spec, failure, sarif);
     check::verdict got = v ? *v : failure == cli::exit_resource ? check::verdict::resource_limit : check::verdict::bad_input;
     ++counts[std::string(check::name(got))];
     worst = std::max(worst, check::exit_code(got));
@@ -223,7 +249,10 @@ int run(const options& o) {
       }
     }
   }
-  if (o.files.size() > 1 && !o.json) {
+  if (o.sarif)
+    std::cout << cli::race_out::sarif_log(std::move(sarif), worst, std::filesystem::current_path().generic_string()).dump(2)
+              << "\n";
+  if (o.files.size() > 1 && !o.json && !o.sarif) {
     std::string line;
     for (auto& [name, n] : counts) line += (line.empty() ? "" : ", ") + std::to_string(n) + " " + name;
     std::cout << o.files.size() << " pairs: " << line << "\n";
@@ -254,6 +283,9 @@ cli::registrar reg("check", [](CLI::App& app) -> cli::runner {
   c->add_option("--counterexample", o->counterexample_file,
                  "Write the input on which the kernels differ (every input tensor, as JSON) to this file");
   c->add_flag("--json", o->json, "Print each pair's report as JSON");
+  c->add_flag("--sarif", o->sarif,
+              "Print one SARIF 2.1.0 log for all pairs instead of text: each kernel's races, barrier problems, run "
+              "errors and inter-CTA conflicts at their lines, and a not-equivalent or unknown result per pair");
   c->add_option("--max-memory", o->max_memory, "Stop a kernel's run when the process's resident memory exceeds this many MiB");
   c->add_option("--max-expansion", o->max_expansion,
                 "MiB one expansion of a normal form may take (a product of sums, a power of a sum); a larger one leaves "

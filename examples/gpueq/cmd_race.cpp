@@ -321,10 +321,7 @@ int run(const options& o) {
     term::store s;
     check::kernel_run out;
     side.kernel = &ks;
-    side.entry = std::string(original.str(original.functions[entry].name));
-    side.entry_line = original.functions[entry].line;
     side.r = check::run_side(s, k, out, co);
-    side.lines = k.lines;
     if (o.witness && !side.r.error && !side.r.race_text.empty())
       for (std::size_t g = 0; g < side.r.race_report->races.size() && g < 3; ++g)
         side.witnesses.push_back(check::witness(spec, k, *side.r.race_cta, side.r.race_report->races[g].example));

@@ -1,4 +1,4 @@
-// Machine-readable output of `gpueq race`: the report as JSON (--json) and as SARIF 2.1.0 (--sarif),
+// Machine-readable output of `gpueq race` (and the SARIF of `gpueq check`): the report as JSON (--json) and as SARIF 2.1.0 (--sarif),
 // so that editors and code review tools show races, deadlocks and barrier errors at their source
 // lines. Both are built from one structured record per kernel (race_side), which cmd_race.cpp fills
 // from check::run_side plus the race context's own report of the CTA it names (run_side keeps the
@@ -9,7 +9,8 @@
 // otherwise); the PTX line of the same access and both lines of a race's second access follow in
 // relatedLocations. Rule ids: gpueq.race.raw/.war/.waw, gpueq.deadlock, gpueq.barrier,
 // gpueq.out-of-bounds (and misaligned), gpueq.uninitialized, gpueq.inter-cta-race,
-// gpueq.not-structured, gpueq.unsupported, gpueq.trap, gpueq.step-limit.
+// gpueq.not-structured, gpueq.unsupported, gpueq.trap, gpueq.step-limit; for `gpueq check` also
+// gpueq.not-equivalent and gpueq.unknown (comparison_result).
 #pragma once
 
 #include "commands.hpp"
@@ -34,10 +35,7 @@ using json = nlohmann::ordered_json;
 struct race_side {
   std::string side;      // "reference", "candidate" or "kernel"
   const check::kernel_spec* kernel = nullptr;
-  std::string entry;     // the entry's name in the PTX
-  std::uint32_t entry_line = 0;
-  check::side_report r;
-  std::vector<race::source_line> lines;  // per instruction
+  check::side_report r;  // with the entry and the source line of every instruction
   std::vector<check::race_witness> witnesses;  // for the first race groups, with --witness
 };
 
@@ -89,7 +87,7 @@ inline std::string cuda_path(const std::string& file, const std::string& ptx_pat
 inline json location(const race_side& s, std::uint32_t instruction) {
   json j;
   j["ptx_file"] = s.kernel->path;
-  race::source_line l = instruction < s.lines.size() ? s.lines[instruction] : race::source_line{};
+  race::source_line l = instruction < s.r.lines.size() ? s.r.lines[instruction] : race::source_line{};
   j["ptx_line"] = l.ptx_line;
   if (l.cuda_line != 0) {
     j["cuda_file"] = cuda_path(l.cuda_file, s.kernel->path);
@@ -149,14 +147,14 @@ inline json address(const race_side& s, const race::race& r) {
 }
 
 inline race::source_lookup lookup(const race_side& s) {
-  return [&s](std::uint32_t i) { return i < s.lines.size() ? s.lines[i] : race::source_line{}; };
+  return [&s](std::uint32_t i) { return i < s.r.lines.size() ? s.r.lines[i] : race::source_line{}; };
 }
 
 inline json side_json(const race_side& s) {
   json j;
   j["side"] = s.side;
   j["ptx"] = s.kernel->path;
-  j["entry"] = s.entry;
+  j["entry"] = s.r.entry;
   j["grid"] = s.kernel->grid;
   j["block"] = s.kernel->block;
   j["verdict"] = verdict(s);
@@ -279,6 +277,9 @@ inline constexpr rule rules[] = {
      "warning"},
     {"gpueq.trap", "Trap", "The kernel executes trap or brkpt", "error"},
     {"gpueq.step-limit", "StepLimit", "The run reached the step limit (an unbounded loop?)", "warning"},
+    {"gpueq.not-equivalent", "NotEquivalent",
+     "The candidate kernel computes another function of the inputs than the reference, over the reals", "error"},
+    {"gpueq.unknown", "Unknown", "gpueq could not decide whether the two kernels' outputs are equal", "warning"},
 };
 
 inline std::size_t rule_index(std::string_view id) {
@@ -337,10 +338,10 @@ inline json physical(const std::string& path, std::uint32_t line, const std::str
 inline std::vector<json> instruction_locations(const race_side& s, std::uint32_t instruction,
                                                          const std::string& what, int& next_id) {
   std::vector<json> out;
-  race::source_line l = instruction < s.lines.size() ? s.lines[instruction] : race::source_line{};
+  race::source_line l = instruction < s.r.lines.size() ? s.r.lines[instruction] : race::source_line{};
   if (l.cuda_line != 0)
     out.push_back(physical(cuda_path(l.cuda_file, s.kernel->path), l.cuda_line, what + " (CUDA source)", next_id++));
-  out.push_back(physical(s.kernel->path, l.ptx_line != 0 ? l.ptx_line : s.entry_line,
+  out.push_back(physical(s.kernel->path, l.ptx_line != 0 ? l.ptx_line : s.r.entry_line,
                          what + (l.ptx_line != 0 ? " (PTX)" : " (PTX kernel)"), next_id++));
   return out;
 }
@@ -365,14 +366,14 @@ inline json result(std::string_view rule_id, const char* level, const std::strin
 
 inline json side_results(const race_side& s) {
   json results = json::array();
-  std::string who = s.kernel->path + " (" + s.entry + ")";
+  std::string who = s.kernel->path + " (" + s.r.entry + ")";
   if (s.r.error) {
     const auto& e = *s.r.error;
     int id = 1;
     std::vector<json> locs;
     std::string what = std::string(exec::name(e.kind)) + ", thread " + std::to_string(e.thread);
     if (e.has_instruction) locs = instruction_locations(s, e.instruction, what, id);
-    else locs.push_back(physical(s.kernel->path, s.entry_line, what + " (PTX kernel)", -1));
+    else locs.push_back(physical(s.kernel->path, s.r.entry_line, what + " (PTX kernel)", -1));
     std::string_view rid = error_rule(e.kind);
     // The run error's message is complete: kind, PTX and CUDA lines, thread.
     results.push_back(result(rid, rules[rule_index(rid)].level, e.message, std::move(locs), {}));
@@ -404,11 +405,12 @@ inline json side_results(const race_side& s) {
   }
   for (const auto& c : s.r.conflicts)
     results.push_back(result("gpueq.inter-cta-race", "error", who + ": inter-CTA race: " + c,
-                             {physical(s.kernel->path, s.entry_line, "kernel", -1)}, {}));
+                             {physical(s.kernel->path, s.r.entry_line, "kernel", -1)}, {}));
   return results;
 }
 
-inline json sarif(const std::vector<race_side>& sides, int code, const std::string& cwd) {
+// A SARIF log of one run of gpueq over `results` (side_results and comparison_result).
+inline json sarif_log(json results, int code, const std::string& cwd) {
   json driver;
   driver["name"] = "gpueq";
   driver["version"] = "0.1.0";
@@ -424,10 +426,22 @@ inline json sarif(const std::vector<race_side>& sides, int code, const std::stri
   if (base.empty() || base.back() != '/') base += '/';
   run["originalUriBaseIds"] = {{"%SRCROOT%", {{"uri", base}}}};
   run["invocations"] = json::array({{{"executionSuccessful", true}, {"exitCode", code}}});
-  run["results"] = json::array();
-  for (const auto& s : sides)
-    for (auto& r : side_results(s)) run["results"].push_back(std::move(r));
+  run["results"] = std::move(results);
   return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"}, {"version", "2.1.0"}, {"runs", {run}}};
+}
+
+inline json sarif(const std::vector<race_side>& sides, int code, const std::string& cwd) {
+  json results = json::array();
+  for (const auto& s : sides)
+    for (auto& r : side_results(s)) results.push_back(std::move(r));
+  return sarif_log(std::move(results), code, cwd);
+}
+
+// The comparison's result for `gpueq check --sarif`: a difference (error) or an undecided element
+// (warning), at the candidate kernel's entry (an output element has no single source line).
+inline json comparison_result(const race_side& candidate, bool different, const std::string& text) {
+  return result(different ? "gpueq.not-equivalent" : "gpueq.unknown", different ? "error" : "warning", text,
+                {physical(candidate.kernel->path, candidate.r.entry_line, "candidate kernel", -1)}, {});
 }
 
 }  // namespace gpueq::cli::race_out

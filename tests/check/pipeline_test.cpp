@@ -116,3 +116,30 @@ TEST_CASE("screen: every finding is kept, races first, and the verdict is the fi
   CHECK_FALSE(check::screen(clean, {&a, &b}));
   CHECK(clean.findings.empty());
 }
+
+TEST_CASE("inout elements no CTA writes cost nothing; one side's write meets the other's input value") {
+  // 64x64 SGEMM, C inout: checking one CTA per side compares its 16x16 tile and makes no term for
+  // the 3840 elements of C neither side writes.
+  check::pair_spec spec = corpus("sgemm/naive_vs_smem.pair.json");
+  check::check_options o;
+  o.float32_report = false;
+  spec.reference.ctas = {exec::dim3{1, 1, 0}};
+  spec.candidate.ctas = {exec::dim3{1, 1, 0}};
+  check::check_result same = check::check_pair(spec, check::resolve(spec), o);
+  INFO(same.summary);
+  REQUIRE(same.v == check::verdict::equivalent);
+  REQUIRE(same.compared);
+  CHECK(same.compared->elements == 64 * 64);
+  CHECK(same.compared->equal == 16 * 16);
+  CHECK(same.compared->unwritten == 64 * 64 - 16 * 16);
+  // Different tiles: an element the candidate writes is compared with the reference's unwritten
+  // element, which holds its input value C[i][j], not alpha (A B)[i][j] + beta C[i][j].
+  spec.candidate.ctas = {exec::dim3{2, 1, 0}};
+  check::check_result other = check::check_pair(spec, check::resolve(spec), o);
+  INFO(other.summary);
+  CHECK(other.v == check::verdict::different);
+  REQUIRE(other.compared);
+  CHECK(other.compared->written_by_one == 0);  // filled with C's input terms, not "written by one"
+  CHECK(other.compared->different >= 1);
+  CHECK(other.counterexample.has_value());
+}

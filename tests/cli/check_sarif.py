@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks a SARIF 2.1.0 log written by `gpueq race --sarif` against the parts of the SARIF 2.1.0
+"""Checks a SARIF 2.1.0 log written by `gpueq race --sarif` or `gpueq check --sarif` against the parts of the SARIF 2.1.0
 schema it uses (sarifLog, run, tool.driver with rules, result, location, physicalLocation,
 artifactLocation, region, message), and that results refer to their rules consistently.
 With the jsonschema module the subset below is validated as a JSON schema; the consistency checks

@@ -224,6 +224,16 @@ expect(race_sarif_barrier_file 2 "^$" race --sarif tests/cli/inputs/named_barrie
        -o ${S}_barrier.sarif)
 check_sarif(race_sarif_barrier ${S}_barrier.sarif --rule gpueq.barrier --uri-suffix .ptx --results 1)
 expect(race_sarif_clean 0 "\"results\": \\[\\]" race --sarif ${K}/softmax/softmax_online.kernel.json)
+# check --sarif: one SARIF log for all pairs, the worst exit code; a difference is a
+# gpueq.not-equivalent result at the candidate kernel, a racy kernel's races sit at their lines.
+expect(check_sarif 2 "\"exitCode\": 2.*\"ruleId\": \"gpueq.not-equivalent\",.*dense_relu_ref_vs_noclip.pair.json: not-equivalent.*\"ruleId\": \"gpueq.race.war\","
+       check --sarif --no-float32 ${K}/bugs/dense_relu_ref_vs_noclip.pair.json ${K}/reduction/v1_vs_v5.pair.json)
+expect(check_sarif_clean 0 "\"results\": \\[\\]" check --sarif --no-float32 ${K}/softmax/naive_vs_online.pair.json)
+execute_process(COMMAND ${GPUEQ} check --sarif --no-float32 ${K}/bugs/dense_relu_ref_vs_noclip.pair.json
+                ${K}/reduction/v1_vs_v5.pair.json ${K}/named_barriers/ref_vs_producer_short.pair.json
+                OUTPUT_FILE ${S}_check.sarif WORKING_DIRECTORY "${SOURCE_DIR}")
+check_sarif(check_sarif_valid ${S}_check.sarif --rule gpueq.not-equivalent --rule gpueq.race.war --rule gpueq.deadlock)
+expect(check_json_and_sarif 4 "not both" check --json --sarif ${K}/softmax/naive_vs_online.pair.json)
 expect(race_json_and_sarif 4 "not both" race --json --sarif ${K}/softmax/softmax_online.kernel.json)
 
 # race FILE.ptx: the quick form, the launch from the command line.

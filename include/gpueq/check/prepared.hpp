@@ -102,8 +102,8 @@ std::vector<grid_run<typename D::result>> run_grids(std::span<const prepared_ker
   std::vector<std::pair<std::size_t, std::size_t>> jobs;  // (side, CTA)
   for (std::size_t si : order)
     for (std::size_t ci = 0; ci < state[si].ctas.size(); ++ci) jobs.emplace_back(si, ci);
-  support::parallel_for(threads, jobs.size(), [&](unsigned, std::size_t j) {
-    auto [si, ci] = jobs[j];
+  support::parallel_for(threads, jobs.size(), [&](unsigned, std::size_t job) {
+    auto [si, ci] = jobs[job];
     const prepared_kernel& k = *sides[si];
     exec::launch l = k.launch;
     l.cta = state[si].ctas[ci];

@@ -164,9 +164,12 @@ class grid_collector {
     }
     return true;
   }
+  // With fill_inout false, unwritten elements of inout tensors stay empty: a check fills only the
+  // ones the other side writes (check::detail::fill_inout), so a CTA that writes a small tile of a
+  // large inout tensor costs what it touches.
   template <class D>
-  grid_run<R> finish(D& d) && {
-    for (std::uint32_t ti = 0; ti < l_.tensors.size(); ++ti) {
+  grid_run<R> finish(D& d, bool fill_inout = true) && {
+    for (std::uint32_t ti = 0; ti < l_.tensors.size() && fill_inout; ++ti) {
       const auto& t = l_.tensors[ti];
       if (!(t.output && t.input)) continue;
       auto& vals = out_.values[t.name];

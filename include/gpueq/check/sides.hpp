@@ -68,6 +68,11 @@ struct side_report {
   std::uint32_t ctas = 0;
   std::vector<std::string> conflicts;
   double seconds = 0;  // running its CTAs (with the race context), summed over threads
+  // Where reports point: the kernel's entry and, per instruction of the program that ran, its PTX
+  // line and CUDA file:line (the prepared kernel's lines).
+  std::string entry;
+  std::uint32_t entry_line = 0;
+  std::vector<race::source_line> lines;
 };
 
 // A concrete input on which the kernels differ over the reals, replayed on both kernels in the
@@ -99,7 +104,9 @@ inline void make_inputs(exec::symbolic_domain& d, const exec::launch& l, std::ui
 // terms do not depend on the store they are built in). Results are collected in grid order, so
 // reports are the same for any number of threads: the first failing CTA of a side stops that
 // side (later CTAs are skipped), the first CTA with a race report gives the side's race text, and
-// the inter-CTA pass adds CTAs in grid order.
+// the inter-CTA pass adds CTAs in grid order. Elements of inout tensors that no CTA wrote are
+// left empty (they hold their input values; detail::fill_inout gives them those terms where the
+// compare stage needs them).
 inline std::vector<side_report> run_sides(term::store& s, std::span<const prepared_kernel* const> sides,
                                           std::vector<kernel_run>& outs, const check_options& options) {
   exec::engine_options engine = options.engine;
@@ -219,6 +226,10 @@ inline std::vector<side_report> run_sides(term::store& s, std::span<const prepar
     side_state& st = *state[si];
     side_report r;
     r.name = sides[si]->name;
+    const ptx::function& f = sides[si]->lifted->functions[sides[si]->entry];
+    r.entry = std::string(sides[si]->lifted->str(f.name));
+    r.entry_line = f.line;
+    r.lines = sides[si]->lines;
     grid_collector<term::term_id> collect(st.k->launch, st.k->ctas);
     race::grid_footprint grid;
     for (std::uint32_t ci = 0; ci < st.k->ctas.size(); ++ci, ++j) {
@@ -240,7 +251,7 @@ inline std::vector<side_report> run_sides(term::store& s, std::span<const prepar
       collect.add(ci, std::move(jr.run), [](term::term_id a, term::term_id b) { return a == b; });
     }
     exec::symbolic_domain d(s);
-    outs[si] = std::move(collect).finish(d);
+    outs[si] = std::move(collect).finish(d, /*fill_inout=*/false);  // the compare stage fills what it needs
     if (grid.conflict()) r.conflicts.push_back(*grid.conflict());
     r.error = outs[si].error;
     r.failed_cta = outs[si].failed_cta;
