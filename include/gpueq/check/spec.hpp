@@ -269,7 +269,7 @@ inline std::size_t resolve_kernel(const pair_spec& s, const char* side, const ke
                         std::string(type) + ", not a 64-bit address");
     if (is_scalar && !s.scalars.at(p).symbolic)
       if (std::string why = scalar_problem(s.scalars.at(p).value, type); !why.empty())
-        spec_error(s, std::string(side) + ": parameter " + std::to_string(i) + " ('" + p + "', " + std::string(type) + " at " +
+        detail::spec_error(s, std::string(side) + ": parameter " + std::to_string(i) + " ('" + p + "', " + std::string(type) + " at " +
                           k.ptx + ":" + std::to_string(f->params[i].line) + "): " + why);
   }
   for (auto& c : k.ctas)
