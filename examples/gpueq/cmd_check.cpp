@@ -7,7 +7,7 @@
 // Exit: 0 equivalent, 1 not equivalent, 2 race/deadlock/out-of-bounds, 3 unknown, 4 bad input; with
 // --expect: 0 when every pair meets its expectation, 1 otherwise.
 #include "commands.hpp"
-#include "race_output.hpp"
+#include "report.hpp"
 #include "../specs/corpus.hpp"  // registers the corpus specifications ("reference": {"spec": …})
 
 #include <gpueq/check/driver.hpp>
@@ -81,28 +81,6 @@ void apply_grid(const std::string& grid, check::pair_spec& spec) {
   spec.candidate.ctas = ctas;
 }
 
-std::string seconds(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f s", s);
-  return buf;
-}
-
-// The SARIF results of one checked pair: every finding of the kernels that ran (races, barrier
-// problems, run errors, inter-CTA conflicts, at their lines) and the comparison's outcome.
-void add_sarif(const std::string& file, const check::pair_spec& spec, const check::check_result& r,
-               nlohmann::ordered_json& results) {
-  std::vector<cli::race_out::race_side> sides;
-  if (!spec.reference_spec) sides.push_back({"reference", &spec.reference, r.reference, {}});
-  sides.push_back({"candidate", &spec.candidate, r.candidate, {}});
-  for (const auto& side : sides)
-    for (auto& x : cli::race_out::side_results(side)) results.push_back(std::move(x));
-  if (r.v == check::verdict::different || r.v == check::verdict::unknown) {
-    std::string text = file + ": " + std::string(check::name(r.v)) + ": " + r.summary;
-    if (!r.examples.empty()) text += "\n" + r.examples.front();
-    results.push_back(cli::race_out::comparison_result(sides.back(), r.v == check::verdict::different, text));
-  }
-}
-
 // Checks one pair; prints the report (with --sarif, adds its results to `sarif` instead). Returns
 // the verdict, or nullopt when the pair could not be checked, with `failure` set to exit_bad_input
 // or exit_resource (an allocation failed).
@@ -129,84 +107,24 @@ std::optional<check::verdict> check_one(const std::string& file, const options& 
     co.progress = std::ref(progress);
     // A reference that names a registered specification: the candidate is checked against it.
     check::check_result r = check::check_pair(spec, pair, co);
+    // The counterexample's input goes to its file whatever the report's form.
+    cli::report::check_text_options text{o.quiet, o.all, {}};
+    if (r.counterexample && !o.counterexample_file.empty()) {
+      std::ofstream out(o.counterexample_file);
+      out << cli::report::counterexample_json(file, *r.counterexample).dump(1) << "\n";
+      if (!out) throw std::runtime_error("cannot write " + o.counterexample_file);
+      text.counterexample_written = o.counterexample_file;
+    }
     if (o.sarif) {
-      add_sarif(file, spec, r, sarif);
+      cli::report::add_check_results(file, spec, r, sarif);
       return r.v;
     }
     if (o.json) {
-      nlohmann::json j;
-      j["pair"] = file;
-      j["verdict"] = check::name(r.v);
-      j["summary"] = r.summary;
-      j["differences"] = r.examples;
-      j["findings"] = nlohmann::json::array();
-      for (auto& f : r.findings)
-        j["findings"].push_back({{"verdict", check::name(f.v)}, {"side", f.side}, {"message", f.message}});
-      for (auto* side : {&r.reference, &r.candidate}) {
-        nlohmann::json& js = j[side->name];
-        js["ctas"] = side->ctas;
-        js["thread_instructions"] = side->steps;
-        if (side->error) js["error"] = {{"kind", exec::name(side->error->kind)}, {"message", side->error->message}};
-        if (!side->race_text.empty()) js["races"] = side->race_text;
-        if (!side->conflicts.empty()) js["inter_cta"] = side->conflicts;
-      }
-      if (r.compared)
-        j["elements"] = {{"total", r.compared->elements}, {"equal", r.compared->equal}, {"different", r.compared->different},
-                         {"unknown", r.compared->unknown}, {"written_by_one", r.compared->written_by_one},
-                         {"unwritten", r.compared->unwritten}, {"by_fingerprint", r.compared->by_fingerprint}};
-      if (r.counterexample)
-        j["counterexample"] = {{"tensor", r.counterexample->tensor}, {"index", r.counterexample->index},
-                               {"real_reference", r.counterexample->real_reference},
-                               {"real_candidate", r.counterexample->real_candidate}};
-      if (r.float32)
-        j["float32"] = {{"max_abs", r.float32->max_abs}, {"max_rel", r.float32->max_rel}, {"elements", r.float32->elements},
-                        {"worst", r.float32->worst}};
-      j["seconds"] = {{"run", r.run_seconds}, {"decide", r.decide_seconds}};
-      j["terms"] = r.terms;
-      std::cout << j.dump(1) << "\n";
+      std::cout << cli::report::check_json(file, r).dump(1) << "\n";
       return r.v;
     }
-    {  // -q: the verdict line alone
-      std::cout << file << ": " << check::name(r.v) << "\n";
-      if (!o.quiet) {
-        std::cout << "  " << r.summary << "\n";
-        // Every further finding, by precedence (check/verdict.hpp), on one line each.
-        for (std::size_t i = 1; i < r.findings.size(); ++i) {
-          const std::string& m = r.findings[i].message;
-          std::cout << "  also " << check::name(r.findings[i].v) << ": " << m.substr(0, m.find('\n')) << "\n";
-        }
-        for (auto& e : r.examples) std::cout << "  " << e << "\n";
-        if (r.v == check::verdict::different && !o.all)
-          std::cout << "  (stopped at the first difference; --all decides every element)\n";
-        if (auto& ce = r.counterexample) {
-          std::cout << "  counterexample: at " << ce->tensor << "[" << ce->index << "] the reference computes "
-                    << ce->real_reference << " and the candidate " << ce->real_candidate << " over the reals";
-          if (ce->float_reference && ce->float_candidate)
-            std::cout << "; in float32 " << *ce->float_reference << " vs " << *ce->float_candidate;
-          std::cout << "\n";
-          if (!ce->float_note.empty()) std::cout << "  (" << ce->float_note << ")\n";
-          if (!o.counterexample_file.empty()) {
-            nlohmann::json j;
-            j["pair"] = file;
-            j["element"] = {{"tensor", ce->tensor}, {"index", ce->index}};
-            j["real"] = {{"reference", ce->real_reference}, {"candidate", ce->real_candidate}};
-            if (ce->float_reference) j["float32"]["reference"] = *ce->float_reference;
-            if (ce->float_candidate) j["float32"]["candidate"] = *ce->float_candidate;
-            j["tensors"] = ce->tensors;
-            j["scalars"] = ce->scalars;
-            std::ofstream out(o.counterexample_file);
-            out << j.dump(1) << "\n";
-            if (!out) throw std::runtime_error("cannot write " + o.counterexample_file);
-            std::cout << "  input written to " << o.counterexample_file << "\n";
-          }
-        }
-        if (r.float32)
-          std::cout << "  float32 on random inputs: max |difference| " << r.float32->max_abs << " (at " << r.float32->worst
-                    << "), max relative " << r.float32->max_rel << " over " << r.float32->elements << " elements\n";
-        std::cout << "  (run " << seconds(r.run_seconds) << ", decide " << seconds(r.decide_seconds) << ", "
-                  << r.reference.steps + r.candidate.steps << " thread-instructions, " << r.terms << " terms)\n";
-      }
-    }
+    cli::report::check_text(std::cout, file, r, text);
+    if (!o.quiet) cli::report::check_statistics(std::cerr, file, r);
     return r.v;
   } catch (const support::diagnostic_error& e) {
     std::cerr << e.what() << "\n";
@@ -250,7 +168,7 @@ int run(const options& o) {
     }
   }
   if (o.sarif)
-    std::cout << cli::race_out::sarif_log(std::move(sarif), worst, std::filesystem::current_path().generic_string()).dump(2)
+    std::cout << cli::report::sarif_log(std::move(sarif), worst, std::filesystem::current_path().generic_string()).dump(2)
               << "\n";
   if (o.files.size() > 1 && !o.json && !o.sarif) {
     std::string line;

@@ -5,14 +5,15 @@
 //                                   quick form: the launch from the command line (see quick_spec)
 // Every CTA the spec names runs symbolically with the race context observing (happens-before at
 // barrier-instance granularity, named barriers with WEFT's generations and recycling check).
-// --json prints the report machine-readable, --sarif as SARIF 2.1.0 (race_output.hpp).
+// --json prints the report machine-readable, --sarif as SARIF 2.1.0 (report.hpp).
 // Exit: 0 race-free and well-synchronized, otherwise the exit code of the verdict class
 // (check/verdict.hpp): 2 a race, deadlock, barrier error or undefined behaviour, 3 not a
 // structured CTA / unsupported, 4 bad input, 5 the step or memory limit.
 #include "commands.hpp"
-#include "race_output.hpp"
+#include "report.hpp"
 
 #include <gpueq/check/driver.hpp>
+#include <gpueq/race/driver.hpp>
 #include <gpueq/check/spec_json.hpp>
 #include <gpueq/race/ptx_source.hpp>
 
@@ -262,31 +263,6 @@ quick quick_spec(const options& o) {
   return q;
 }
 
-void print_text(std::ostream& out, const cli::race_out::race_side& side, const options& o) {
-  const check::side_report& r = side.r;
-  out << side.kernel->ptx << " (" << r.name << "): ";
-  if (r.error) {
-    out << name(r.error->kind) << "\n  " << r.error->message << "\n";
-  } else if (!r.race_text.empty()) {
-    out << (r.race_free ? "not well-synchronized" : "racy") << "\n" << r.race_text;
-    if (o.witness)
-      for (std::size_t g = 0; g < side.witnesses.size(); ++g) {
-        const auto& ex = r.race_report->races[g].example;
-        const auto& w = side.witnesses[g];
-        out << "  witness for threads " << ex.first.thread << " and " << ex.second.thread << ": ";
-        if (w.differs)
-          out << "under " << w.schedule_a << " " << w.where << " = " << w.a << "; under " << w.schedule_b << " " << w.where
-              << " = " << w.b << " (float32, seeded random inputs)\n";
-        else
-          out << w.note << "\n";
-      }
-  } else if (!r.conflicts.empty()) {
-    out << "inter-CTA race: " << r.conflicts.front() << "\n";
-  } else {
-    out << "race-free and well-synchronized (" << r.ctas << " CTA(s), " << r.steps << " thread-instructions)\n";
-  }
-}
-
 int run(const options& o) {
   bool quick_form = o.spec.size() > 4 && o.spec.ends_with(".ptx");
   if (!quick_form && (!o.block.empty() || !o.grid.empty() || !o.entry.empty() || !o.params.empty() || o.dynamic_shared))
@@ -305,29 +281,13 @@ int run(const options& o) {
   }
   cli::print_warnings(pair.reference);
   cli::print_warnings(pair.candidate);
-  check::check_options co;
-  co.race.warp_synchronous = o.warp_synchronous;
-  std::vector<cli::race_out::race_side> sides;
+  race::driver_options ro;
+  ro.warp_synchronous = o.warp_synchronous;
+  ro.witnesses = o.witness ? 3 : 0;
+  ro.threads = cli::default_jobs();
+  std::vector<race::kernel_result> sides = race::check_races(spec, pair, ro);
   int worst = cli::exit_ok;
-  for (bool cand : {false, true}) {
-    if (cand && spec.single) break;
-    if (!cand && spec.reference_spec) continue;  // a specification is no kernel: nothing to race
-    const ptx::module& original = cand ? pair.candidate : pair.reference;
-    std::size_t entry = cand ? pair.candidate_entry : pair.reference_entry;
-    const check::kernel_spec& ks = cand ? spec.candidate : spec.reference;
-    cli::race_out::race_side side;
-    side.side = spec.single ? "kernel" : cand ? "candidate" : "reference";
-    check::prepared_kernel k = check::prepare(spec, original, entry, ks, side.side);
-    term::store s;
-    check::kernel_run out;
-    side.kernel = &ks;
-    side.r = check::run_side(s, k, out, co);
-    if (o.witness && !side.r.error && !side.r.race_text.empty())
-      for (std::size_t g = 0; g < side.r.race_report->races.size() && g < 3; ++g)
-        side.witnesses.push_back(check::witness(spec, k, *side.r.race_cta, side.r.race_report->races[g].example));
-    worst = std::max(worst, cli::race_out::exit_code(side));
-    sides.push_back(std::move(side));
-  }
+  for (const auto& side : sides) worst = std::max(worst, race::exit_code(side));
 
   std::ofstream file;
   if (!o.output.empty()) {
@@ -336,11 +296,11 @@ int run(const options& o) {
   }
   std::ostream& out = o.output.empty() ? std::cout : file;
   if (o.json) {
-    out << cli::race_out::report_json(o.spec, sides, worst).dump(2) << "\n";
+    out << cli::report::report_json(o.spec, sides, worst).dump(2) << "\n";
   } else if (o.sarif) {
-    out << cli::race_out::sarif(sides, worst, std::filesystem::current_path().generic_string()).dump(2) << "\n";
+    out << cli::report::sarif(sides, worst, std::filesystem::current_path().generic_string()).dump(2) << "\n";
   } else {
-    for (const auto& side : sides) print_text(out, side, o);
+    for (const auto& side : sides) cli::report::race_text(out, side, o.witness);
   }
   return worst;
 }

@@ -2,6 +2,7 @@
 // run through the unchanged pipeline: PTX parser and lifter, exec::engine in the symbolic
 // domain with the race context observing, canon deciding outputs, and check::check_pair. Every
 // report must point at the C++ line that emitted the offending instruction.
+#include <algorithm>
 #include <gpueq/canon.hpp>
 #include <gpueq/check.hpp>
 #include <gpueq/dsl/kernel.hpp>
@@ -284,13 +285,36 @@ TEST_CASE("a barrier inside a thread-dependent branch is reported at its C++ lin
   s[t] = x[t];
   unsigned line = 0;
   kl::if_(t < 32, [&] { k.sync(1, 64); line = __LINE__; });
-  y[t] = s[63 - t];
+  y[t] = s[t];  // each thread reads its own slot: no race, the barrier alone is wrong
   auto c = single(k, {{"x", in(64)}, {"y", out(64)}}, 64);
   auto res = check::check_pair(c.spec, c.pair);
   CAPTURE(res.summary);
   CHECK(res.v == check::verdict::deadlock);
   CHECK(res.summary.find("barrier 1") != std::string::npos);
   CHECK(res.summary.find(at_line(line)) != std::string::npos);
+  for (auto& f : res.findings) CHECK(f.v == check::verdict::deadlock);  // (the kernel is both sides of a single spec)
+
+  // The same barrier with warp 1 reading warp 0's slots, which no barrier orders: a race, found
+  // before the run stopped, comes first (check/verdict.hpp's precedence) and the deadlock is
+  // reported as a further finding at the same line.
+  kl::kernel kr("divergent_barrier_racy");
+  auto xr = kr.tensor_f32("x");
+  auto yr = kr.tensor_f32("y");
+  auto sr = kr.shared_f32("s", 64);
+  kl::i32 tr = kr.tid_x();
+  sr[tr] = xr[tr];
+  unsigned rline = 0;
+  kl::if_(tr < 32, [&] { kr.sync(1, 64); rline = __LINE__; });
+  yr[tr] = sr[63 - tr];
+  auto cr = single(kr, {{"x", in(64)}, {"y", out(64)}}, 64);
+  auto resr = check::check_pair(cr.spec, cr.pair);
+  CAPTURE(resr.summary);
+  CHECK(resr.v == check::verdict::race);
+  auto deadlock = std::find_if(resr.findings.begin(), resr.findings.end(),
+                               [](const check::finding& f) { return f.v == check::verdict::deadlock; });
+  REQUIRE(deadlock != resr.findings.end());
+  CHECK(deadlock->message.find("barrier 1") != std::string::npos);
+  CHECK(deadlock->message.find(at_line(rline)) != std::string::npos);
 
   // __syncthreads in a branch taken by half the warps, the rest waiting at another barrier:
   // nobody can move.

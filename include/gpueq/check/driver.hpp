@@ -192,6 +192,32 @@ inline void check_spec_outputs(const pair_spec& spec, const specification& sp, c
   for (auto& [name, t] : spec.tensors)
     if (t.use != role::input && !want.contains(name)) fail("does not define the output tensor '" + name + "'");
 }
+
+// The output elements of `out`, counted.
+inline std::uint64_t element_count(const outputs& out) {
+  std::uint64_t total = 0;
+  for (auto& [name, vals] : out) total += vals.size();
+  return total;
+}
+
+// The compare and explain stages, whatever the reference is: one obligation per output element of
+// `want` (the reference's outputs) against `got` (the candidate's), the verdict and its summary,
+// and for the first difference with a witness the counterexample `explain` builds from it.
+template <class Explain>
+void compare_and_explain(check_result& res, term::store& s, const outputs& want, const outputs& got,
+                         const wording& w, const check_options& options, Explain&& explain) {
+  auto t1 = std::chrono::steady_clock::now();
+  comparison c = compare(s, want, got, compare_options_of(options));
+  res.decide_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  conclude(res, s, c, want, got, element_count(want), w, options.compare.stop_at_first_difference);
+  for (auto& p : c.problems)
+    if (p.status == element_status::different && p.witness) {
+      res.counterexample = explain(p);
+      break;
+    }
+  res.compared = std::move(c);
+}
+
 }  // namespace detail
 
 // Checks the candidate kernel of `spec` (resolved in `pair`) against the specification `sp`.
@@ -217,35 +243,26 @@ inline check_result check_against_spec(const pair_spec& spec, const resolved_pai
   detail::fill_inout(s, cand.launch, want, cr.values);
 
   if (options.float32_report) res.float32 = detail::spec_float32_difference(spec, cand, sp, options.threads);
-  auto t1 = std::chrono::steady_clock::now();
-  comparison c = compare(s, want, cr.values, detail::compare_options_of(options));
-  res.decide_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
-  std::uint64_t total = 0;
-  for (auto& [name, vals] : want) total += vals.size();
   detail::wording w;
   w.reference = "specification";
-  w.what = std::to_string(total) + " output elements (specification '" + sp.name + "'; candidate: " +
+  w.what = std::to_string(detail::element_count(want)) + " output elements (specification '" + sp.name + "'; candidate: " +
            std::to_string(k.ctas) + " CTA(s) of block " + cta_name(spec.candidate.block) + ")";
   w.written_by_one = "are not written by the kernel";
   w.proved = "elements of";
   w.equal = "equal the specification over the reals";
-  detail::conclude(res, s, c, want, cr.values, total, w, options.compare.stop_at_first_difference);
-  for (auto& p : c.problems)
-    if (p.status == element_status::different && p.witness) {
-      counterexample_report r = counterexample_input(spec, s, p);
-      r.float_candidate = replay_side(cand, r, options.threads, options.race.warp_synchronous || options.engine.lockstep_warps);
-      auto value = sp.evaluate(detail::spec_source_of(r.tensors, r.scalars));
-      r.float_reference = value.at(p.tensor)[p.index];
-      r.float_note.clear();
-      if (!r.float_candidate) r.float_note = "the kernel's float32 run gave no value for the element";
-      else if (static_cast<double>(static_cast<float>(*r.float_reference)) == *r.float_candidate)
-        r.float_note = "the kernel's float32 output equals the specification rounded to float32 at this input (the real-valued outputs differ)";
-      r.float_note = r.float_note.empty() ? "reference value: the specification evaluated in double"
-                                          : r.float_note + "; reference value: the specification evaluated in double";
-      res.counterexample = std::move(r);
-      break;
-    }
-  res.compared = std::move(c);
+  detail::compare_and_explain(res, s, want, cr.values, w, options, [&](const element_result& p) {
+    counterexample_report r = counterexample_input(spec, s, p);
+    r.float_candidate = replay_side(cand, r, options.threads, options.race.warp_synchronous || options.engine.lockstep_warps);
+    auto value = sp.evaluate(detail::spec_source_of(r.tensors, r.scalars));
+    r.float_reference = value.at(p.tensor)[p.index];
+    r.float_note.clear();
+    if (!r.float_candidate) r.float_note = "the kernel's float32 run gave no value for the element";
+    else if (static_cast<double>(static_cast<float>(*r.float_reference)) == *r.float_candidate)
+      r.float_note = "the kernel's float32 output equals the specification rounded to float32 at this input (the real-valued outputs differ)";
+    r.float_note = r.float_note.empty() ? "reference value: the specification evaluated in double"
+                                        : r.float_note + "; reference value: the specification evaluated in double";
+    return r;
+  });
   return res;
 }
 
@@ -275,23 +292,13 @@ inline check_result check_kernels(const pair_spec& spec, const resolved_pair& pa
   detail::fill_inout(s, cand.launch, rr.values, cr.values);
 
   if (options.float32_report) res.float32 = float32_difference(spec, ref, cand, options.threads);
-  auto t1 = std::chrono::steady_clock::now();
-  comparison c = compare(s, rr.values, cr.values, detail::compare_options_of(options));
-  res.decide_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
-  std::uint64_t total = 0;
-  for (auto& [name, vals] : rr.values) total += vals.size();
   detail::wording w;
-  w.what = std::to_string(total) + " output elements (reference: " + std::to_string(res.reference.ctas) +
+  w.what = std::to_string(detail::element_count(rr.values)) + " output elements (reference: " + std::to_string(res.reference.ctas) +
            " CTA(s) of block " + cta_name(spec.reference.block) + "; candidate: " + std::to_string(res.candidate.ctas) +
            " CTA(s) of block " + cta_name(spec.candidate.block) + ")";
-  detail::conclude(res, s, c, rr.values, cr.values, total, w, options.compare.stop_at_first_difference);
-  for (auto& p : c.problems)
-    if (p.status == element_status::different && p.witness) {
-      res.counterexample =
-          replay(spec, ref, cand, s, p, options.threads, options.race.warp_synchronous || options.engine.lockstep_warps);
-      break;
-    }
-  res.compared = std::move(c);
+  detail::compare_and_explain(res, s, rr.values, cr.values, w, options, [&](const element_result& p) {
+    return replay(spec, ref, cand, s, p, options.threads, options.race.warp_synchronous || options.engine.lockstep_warps);
+  });
   return res;
 }
 

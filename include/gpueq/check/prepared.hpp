@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <span>
@@ -71,51 +72,86 @@ inline prepared_pair prepare(const pair_spec& spec, const resolved_pair& pair) {
   return p;
 }
 
-// The one grid runner of unobserved runs (the float32 side report, counterexample replay, race
-// witnesses, `gpueq run`): every CTA of each prepared kernel (or the CTAs `only` names), as
-// independent jobs on `threads` threads, the sides with fewer (larger) CTAs first so that a big CTA
-// does not start last and run alone, each job in a domain of its own from make_domain(). Results
-// are collected per side in grid order (grid_collector), so they do not depend on `threads`.
+// The one grid runner. Every stage that runs CTAs goes through it: the symbolic run of a check
+// with its race context (run_sides, check/sides.hpp), the float32 side report, counterexample
+// replay, race witnesses and `gpueq run` (run_grids below). It calls
+//   job(worker, side, index, launch) -> bool (true: the CTA failed)
+// for CTA `ctas[side][index]` of every side, as independent jobs on at most `threads` threads
+// (worker 0 is the calling thread; cta_workers() says how many there will be, so that a caller
+// can set up per-worker state, a domain or a term store, before the run). The sides with fewer
+// (larger) CTAs start first, so that a big CTA does not start last and run alone. Once a CTA of a
+// side failed, the side's later CTAs are not run (earlier ones still are): collecting the results
+// in grid order then stops at the first failure whatever the number of threads. Returns, per side
+// and CTA, whether the CTA ran.
+inline unsigned cta_workers(std::span<const std::vector<exec::dim3>> ctas, unsigned threads) {
+  std::size_t jobs = 0;
+  for (auto& c : ctas) jobs += c.size();
+  return static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(threads, jobs)));
+}
+
+template <class Job>
+std::vector<std::vector<char>> run_ctas(std::span<const prepared_kernel* const> sides,
+                                        std::span<const std::vector<exec::dim3>> ctas, unsigned threads, Job&& job) {
+  std::vector<std::size_t> order(sides.size());
+  for (std::size_t si = 0; si < sides.size(); ++si) order[si] = si;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ctas[a].size() < ctas[b].size(); });
+  std::vector<std::pair<std::size_t, std::uint32_t>> jobs;  // (side, CTA index)
+  for (std::size_t si : order)
+    for (std::uint32_t ci = 0; ci < ctas[si].size(); ++ci) jobs.emplace_back(si, ci);
+  std::vector<std::vector<char>> ran(sides.size());
+  // The first CTA of each side that failed so far.
+  std::unique_ptr<std::atomic<std::uint32_t>[]> stop(new std::atomic<std::uint32_t>[sides.size()]);
+  for (std::size_t si = 0; si < sides.size(); ++si) {
+    ran[si].assign(ctas[si].size(), 0);
+    stop[si] = UINT32_MAX;
+  }
+  support::parallel_for(cta_workers(ctas, threads), jobs.size(), [&](unsigned w, std::size_t i) {
+    auto [si, ci] = jobs[i];
+    if (ci > stop[si].load()) return;
+    exec::launch l = sides[si]->launch;
+    l.cta = ctas[si][ci];
+    ran[si][ci] = 1;
+    if (job(w, si, ci, static_cast<const exec::launch&>(l)))
+      for (std::uint32_t f = stop[si].load(); ci < f && !stop[si].compare_exchange_weak(f, ci);) {
+      }
+  });
+  return ran;
+}
+
+// Unobserved runs of whole grids (the float32 side report, counterexample replay, race witnesses,
+// `gpueq run`): every CTA of each prepared kernel (or the CTAs `only` names) through run_ctas, each
+// job in a domain of its own from make_domain(). Results are collected per side in grid order
+// (grid_collector), so they do not depend on `threads`.
 // The float32 domain runs the unlifted program (what the GPU runs); the exact and symbolic domains,
 // which compute over the rationals and reals, run the lifted one (nvcc's math sequences as the
 // real functions they approximate).
-// The symbolic run of a check, with its race context and term-store forks, is run_sides
-// (check/sides.hpp).
+template <class D>
+const exec::program& program_for(const prepared_kernel& k) {
+  return std::is_same_v<D, exec::float32_domain> ? k.float32_program : k.symbolic_program;
+}
+
 template <class D, class MakeDomain>
 std::vector<grid_run<typename D::result>> run_grids(std::span<const prepared_kernel* const> sides, MakeDomain&& make_domain,
                                                     unsigned threads = 1, const exec::engine_options& options = {},
                                                     std::span<const exec::dim3> only = {}) {
   using R = typename D::result;
-  struct side {
-    std::vector<exec::dim3> ctas;
-    std::vector<cta_run<R>> runs;
-  };
-  std::vector<side> state(sides.size());
-  std::vector<std::size_t> order(sides.size());
+  std::vector<std::vector<exec::dim3>> ctas(sides.size());
+  std::vector<std::vector<cta_run<R>>> runs(sides.size());
   for (std::size_t si = 0; si < sides.size(); ++si) {
-    state[si].ctas = only.empty() ? sides[si]->ctas : std::vector<exec::dim3>(only.begin(), only.end());
-    state[si].runs.resize(state[si].ctas.size());
-    order[si] = si;
+    ctas[si] = only.empty() ? sides[si]->ctas : std::vector<exec::dim3>(only.begin(), only.end());
+    runs[si].resize(ctas[si].size());
   }
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return state[a].ctas.size() < state[b].ctas.size(); });
-  std::vector<std::pair<std::size_t, std::size_t>> jobs;  // (side, CTA)
-  for (std::size_t si : order)
-    for (std::size_t ci = 0; ci < state[si].ctas.size(); ++ci) jobs.emplace_back(si, ci);
-  support::parallel_for(threads, jobs.size(), [&](unsigned, std::size_t job) {
-    auto [si, ci] = jobs[job];
-    const prepared_kernel& k = *sides[si];
-    exec::launch l = k.launch;
-    l.cta = state[si].ctas[ci];
+  auto ran = run_ctas(sides, ctas, threads, [&](unsigned, std::size_t si, std::uint32_t ci, const exec::launch& l) {
     D d = make_domain();
     exec::null_observer none;
-    state[si].runs[ci] = run_cta(d, std::is_same_v<D, exec::float32_domain> ? k.float32_program : k.symbolic_program, l, none, options);
+    runs[si][ci] = run_cta(d, program_for<D>(*sides[si]), l, none, options);
+    return runs[si][ci].error.has_value();
   });
   std::vector<grid_run<R>> out;
   for (std::size_t si = 0; si < sides.size(); ++si) {
-    grid_collector<R> collect(sides[si]->launch, state[si].ctas);
-    for (std::uint32_t ci = 0; ci < state[si].ctas.size(); ++ci)
-      if (!collect.add(ci, std::move(state[si].runs[ci]), [](const R& a, const R& b) { return same_result(a, b); })) break;
+    grid_collector<R> collect(sides[si]->launch, ctas[si]);
+    for (std::uint32_t ci = 0; ci < ctas[si].size() && ran[si][ci]; ++ci)
+      if (!collect.add(ci, std::move(runs[si][ci]), [](const R& a, const R& b) { return same_result(a, b); })) break;
     D d = make_domain();
     out.push_back(std::move(collect).finish(d));
   }

@@ -111,10 +111,6 @@ inline std::vector<side_report> run_sides(term::store& s, std::span<const prepar
                                           std::vector<kernel_run>& outs, const check_options& options) {
   exec::engine_options engine = options.engine;
   engine.lockstep_warps = engine.lockstep_warps || options.race.warp_synchronous;
-  struct side_state {
-    const prepared_kernel* k = nullptr;
-    std::atomic<std::uint32_t> stop{UINT32_MAX};  // the first CTA that failed, so far
-  };
   struct job_result {
     bool ran = false;
     unsigned worker = 0;
@@ -125,17 +121,16 @@ inline std::vector<side_report> run_sides(term::store& s, std::span<const prepar
     bool incomplete = false;            // it wrote an input-only tensor whose reads went unrecorded
     double seconds = 0;
   };
-  std::vector<std::unique_ptr<side_state>> state;
-  std::vector<std::pair<std::size_t, std::uint32_t>> jobs;  // (side, CTA number)
+  std::vector<std::vector<exec::dim3>> ctas(sides.size());
+  std::vector<std::vector<job_result>> results(sides.size());
+  std::size_t total = 0;
   for (std::size_t si = 0; si < sides.size(); ++si) {
-    auto st = std::make_unique<side_state>();
-    st->k = sides[si];
-    for (std::uint32_t ci = 0; ci < st->k->ctas.size(); ++ci) jobs.emplace_back(si, ci);
-    state.push_back(std::move(st));
+    ctas[si] = sides[si]->ctas;
+    results[si].resize(ctas[si].size());
+    total += ctas[si].size();
   }
-  std::vector<job_result> results(jobs.size());
-  unsigned threads = std::max(1u, std::min<unsigned>(options.threads, static_cast<unsigned>(jobs.size())));
-  // Each thread runs its jobs in a store of its own (the calling thread in s), with its own domain
+  const unsigned threads = cta_workers(ctas, options.threads);
+  // Each worker runs its jobs in a store of its own (the calling thread in s), with its own domain
   // and race contexts.
   struct worker_state {
     std::unique_ptr<term::store> own;
@@ -149,102 +144,91 @@ inline std::vector<side_report> run_sides(term::store& s, std::span<const prepar
       return o;
     }
   };
-  // The other threads' stores are forks of s taken after its inputs are made (make_inputs): what s
+  // The other workers' stores are forks of s taken after its inputs are made (make_inputs): what s
   // held then has the same ids in every store, so importing their outputs maps no input.
   std::vector<std::unique_ptr<worker_state>> workers;
   workers.push_back(std::make_unique<worker_state>(nullptr, s, options.race));
   // (Not when a side runs only some CTAs of its grid: those read a part of the inputs.)
   const bool whole_grids =
       std::all_of(sides.begin(), sides.end(), [](const prepared_kernel* k) { return k->kernel.ctas.empty(); });
-  if (!state.empty() && whole_grids) make_inputs(workers[0]->d, state[0]->k->launch);
+  if (!sides.empty() && whole_grids) make_inputs(workers[0]->d, sides[0]->launch);
   for (unsigned t = 1; t < threads; ++t) {
     auto own = std::make_unique<term::store>(s);
     term::store& st = *own;
     workers.push_back(std::make_unique<worker_state>(std::move(own), st, options.race));
   }
-  // The jobs of a pass, in the order they start: the sides with the fewest CTAs first (their CTAs
-  // are the largest when both sides compute the same outputs), so that one big CTA does not start
-  // last and run alone. The first pass leaves reads of input-only tensors unrecorded
+  // Two passes through the grid runner. The first leaves reads of input-only tensors unrecorded
   // (race::options::skip_input_reads: a GEMM's bulk of accesses); a side with a CTA that writes
   // one anyway runs all its CTAs again recording everything (`full`), since its intra-CTA report
   // and its inter-CTA footprints both need those reads.
-  std::vector<std::size_t> todo(jobs.size());
-  std::iota(todo.begin(), todo.end(), std::size_t{0});
-  std::stable_sort(todo.begin(), todo.end(), [&](std::size_t a, std::size_t b) {
-    return state[jobs[a].first]->k->ctas.size() < state[jobs[b].first]->k->ctas.size();
-  });
   std::vector<char> full(sides.size(), 0);
-  std::size_t total = jobs.size();
   std::atomic<std::size_t> finished{0};
-
-  auto run_job = [&](unsigned w, std::size_t i) {
+  auto run_job = [&](unsigned w, std::size_t si, std::uint32_t ci, const exec::launch& l) {
     worker_state& ws = *workers[w];
-    std::size_t j = todo[i];
-    auto [si, ci] = jobs[j];
     race::context& ctx = full[si] ? ws.full_ctx : ws.skip_ctx;
-    side_state& st = *state[si];
-    if (ci > st.stop.load()) return;
-    exec::launch l = st.k->launch;
-    l.cta = st.k->ctas[ci];
-    job_result& r = results[j];
+    job_result& r = results[si][ci];
     r.worker = w;
     auto t0 = std::chrono::steady_clock::now();
     if (options.check_races) {
       race::recording_observer obs{&ctx, &r.footprint};
-      r.run = run_cta(ws.d, st.k->symbolic_program, l, obs, engine);
+      r.run = run_cta(ws.d, sides[si]->symbolic_program, l, obs, engine);
       r.info = ctx.info();
       r.incomplete = ctx.incomplete();
       if (!ctx.result().clean()) r.races = ctx.take_result();
     } else {
       exec::null_observer none;
-      r.run = run_cta(ws.d, st.k->symbolic_program, l, none, engine);
+      r.run = run_cta(ws.d, sides[si]->symbolic_program, l, none, engine);
     }
     r.ran = true;
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     ++finished;
     if (w == 0 && options.progress) options.progress("run", finished.load(), total);
-    if (r.run.error)
-      for (std::uint32_t f = st.stop.load(); ci < f && !st.stop.compare_exchange_weak(f, ci);) {
-      }
+    return r.run.error.has_value();
   };
-  support::parallel_for(threads, todo.size(), run_job);
+  run_ctas(sides, ctas, threads, run_job);
   if (options.check_races) {
-    for (std::size_t j = 0; j < jobs.size(); ++j)
-      if (results[j].ran && results[j].incomplete) full[jobs[j].first] = 1;
-    std::erase_if(todo, [&](std::size_t j) { return !full[jobs[j].first]; });
-    for (std::size_t j : todo) results[j] = job_result{};
-    total += todo.size();
-    if (!todo.empty()) support::parallel_for(threads, todo.size(), run_job);
+    bool again = false;
+    for (std::size_t si = 0; si < sides.size(); ++si) {
+      for (auto& r : results[si])
+        if (r.ran && r.incomplete) full[si] = 1;
+      if (full[si]) {
+        for (auto& r : results[si]) r = job_result{};
+        total += ctas[si].size();
+        again = true;
+      } else {
+        ctas[si].clear();  // not run again
+      }
+    }
+    if (again) run_ctas(sides, ctas, threads, run_job);
   }
 
   // Collect, side by side, in grid order.
   std::vector<side_report> reports;
   outs.assign(sides.size(), {});
   std::vector<std::vector<term::term_id>> memo(threads);
-  std::size_t j = 0;
   for (std::size_t si = 0; si < sides.size(); ++si) {
-    side_state& st = *state[si];
+    const prepared_kernel& k = *sides[si];
     side_report r;
     r.name = sides[si]->name;
     const ptx::function& f = sides[si]->lifted->functions[sides[si]->entry];
     r.entry = std::string(sides[si]->lifted->str(f.name));
     r.entry_line = f.line;
     r.lines = sides[si]->lines;
-    grid_collector<term::term_id> collect(st.k->launch, st.k->ctas);
+    grid_collector<term::term_id> collect(k.launch, k.ctas);
     race::grid_footprint grid;
-    for (std::uint32_t ci = 0; ci < st.k->ctas.size(); ++ci, ++j) {
-      job_result& jr = results[j];
+    for (std::uint32_t ci = 0; ci < k.ctas.size(); ++ci) {
+      job_result& jr = results[si][ci];
       if (!jr.ran) continue;
       r.seconds += jr.seconds;
       if (jr.races && r.race_text.empty()) {
         r.race_free = jr.races->race_free();
         r.well_synchronized = jr.races->well_synchronized();
-        r.race_text = "CTA " + cta_name(st.k->ctas[ci]) + ":\n" + race::format(*jr.races, jr.info, st.k->lines);
-        r.race_cta = st.k->ctas[ci];
+        r.race_text = "CTA " + cta_name(k.ctas[ci]) + ":\n" + race::format(*jr.races, jr.info, k.lines);
+        r.race_cta = k.ctas[ci];
         r.race_report = std::move(jr.races);
         r.race_info = jr.info;  // a copy: the inter-CTA pass below reads it too
       }
-      if (options.check_races) grid.add(static_cast<std::int32_t>(ci), st.k->ctas[ci], jr.footprint, jr.info);
+      if (options.check_races) grid.add(static_cast<std::int32_t>(ci), k.ctas[ci], jr.footprint, jr.info);
       if (jr.worker != 0)
         for (auto& written : jr.run.written)
           for (auto& [i, v] : written) v = s.import(workers[jr.worker]->store, v, memo[jr.worker]);

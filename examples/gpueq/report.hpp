@@ -1,8 +1,8 @@
-// Machine-readable output of `gpueq race` (and the SARIF of `gpueq check`): the report as JSON (--json) and as SARIF 2.1.0 (--sarif),
-// so that editors and code review tools show races, deadlocks and barrier errors at their source
-// lines. Both are built from one structured record per kernel (race_side), which cmd_race.cpp fills
-// from check::run_side plus the race context's own report of the CTA it names (run_side keeps the
-// race groups but not the barrier diagnostics or the regions that name addresses).
+// Report rendering for every subcommand that reports findings: `gpueq race` and `gpueq check` as
+// text, as JSON (--json) and as SARIF 2.1.0 (--sarif), so that editors and code review tools show
+// races, deadlocks and barrier errors at their source lines. A kernel's findings come as
+// race::kernel_result (race/driver.hpp: the run stage's side report with its entry and the source
+// line of every instruction, and the race witnesses); a pair's as check::check_result.
 //
 // SARIF mapping: one result per race group, barrier diagnostic, run error and inter-CTA conflict.
 // The primary location is the CUDA file:line when the PTX carries `.loc` line info (the PTX line
@@ -16,28 +16,26 @@
 #include "commands.hpp"
 
 #include <gpueq/check/driver.hpp>
+#include <gpueq/race/driver.hpp>
 #include <gpueq/race/ptx_source.hpp>
 
 #include <nlohmann/json.hpp>
 
 #include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
-namespace gpueq::cli::race_out {
+namespace gpueq::cli::report {
 
 // Keys in the order written: verdict first, details after.
 using json = nlohmann::ordered_json;
 
-// One kernel's result, structured.
-struct race_side {
-  std::string side;      // "reference", "candidate" or "kernel"
-  const check::kernel_spec* kernel = nullptr;
-  check::side_report r;  // with the entry and the source line of every instruction
-  std::vector<check::race_witness> witnesses;  // for the first race groups, with --witness
-};
+// One kernel's result (race/driver.hpp).
+using race_side = race::kernel_result;
 
 inline std::string kebab(std::string_view s) {
   std::string out(s);
@@ -53,23 +51,6 @@ inline std::string error_verdict(exec::error_kind k) {
     case exec::error_kind::not_structured: return "not-structured";
     default: return kebab(exec::name(k));
   }
-}
-
-// The verdict of one side in check's vocabulary (check/verdict.hpp), by the screen stage's
-// precedence (a race found before the run stopped, a run error, a barrier problem, an inter-CTA
-// conflict), or race-free; and its exit code.
-inline std::optional<check::verdict> finding(const race_side& s) {
-  check::check_result r;
-  if (!check::screen(r, {&s.r})) return std::nullopt;
-  return r.v;
-}
-inline std::string verdict(const race_side& s) {
-  auto v = finding(s);
-  return v ? std::string(check::name(*v)) : "race-free";
-}
-inline int exit_code(const race_side& s) {
-  auto v = finding(s);
-  return v ? check::exit_code(*v) : exit_ok;
 }
 
 // A path named by `.file` in the PTX, made findable: relative names are tried beside the PTX file
@@ -157,7 +138,7 @@ inline json side_json(const race_side& s) {
   j["entry"] = s.r.entry;
   j["grid"] = s.kernel->grid;
   j["block"] = s.kernel->block;
-  j["verdict"] = verdict(s);
+  j["verdict"] = race::verdict_name(s);
   j["ctas"] = s.r.ctas;
   j["thread_instructions"] = s.r.steps;
   j["race_free"] = s.r.race_free;
@@ -242,7 +223,7 @@ inline json report_json(const std::string& file, const std::vector<race_side>& s
   std::string worst = "race-free";
   int worst_code = exit_ok;
   for (const auto& s : sides)
-    if (exit_code(s) > worst_code) worst_code = exit_code(s), worst = verdict(s);
+    if (race::exit_code(s) > worst_code) worst_code = race::exit_code(s), worst = race::verdict_name(s);
   j["verdict"] = worst;
   j["exit_code"] = code;
   j["kernels"] = json::array();
@@ -444,4 +425,142 @@ inline json comparison_result(const race_side& candidate, bool different, const 
                 {physical(candidate.kernel->path, candidate.r.entry_line, "candidate kernel", -1)}, {});
 }
 
-}  // namespace gpueq::cli::race_out
+// ---- text ----
+
+// `gpueq race`'s text report of one kernel.
+inline void race_text(std::ostream& out, const race_side& side, bool witnesses) {
+  const check::side_report& r = side.r;
+  out << side.kernel->ptx << " (" << r.name << "): ";
+  if (r.error) {
+    out << exec::name(r.error->kind) << "\n  " << r.error->message << "\n";
+  } else if (!r.race_text.empty()) {
+    out << (r.race_free ? "not well-synchronized" : "racy") << "\n" << r.race_text;
+    if (witnesses)
+      for (std::size_t g = 0; g < side.witnesses.size(); ++g) {
+        const auto& ex = r.race_report->races[g].example;
+        const auto& w = side.witnesses[g];
+        out << "  witness for threads " << ex.first.thread << " and " << ex.second.thread << ": ";
+        if (w.differs)
+          out << "under " << w.schedule_a << " " << w.where << " = " << w.a << "; under " << w.schedule_b << " " << w.where
+              << " = " << w.b << " (float32, seeded random inputs)\n";
+        else
+          out << w.note << "\n";
+      }
+  } else if (!r.conflicts.empty()) {
+    out << "inter-CTA race: " << r.conflicts.front() << "\n";
+  } else {
+    out << "race-free and well-synchronized (" << r.ctas << " CTA(s), " << r.steps << " thread-instructions)\n";
+  }
+}
+
+inline std::string seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f s", s);
+  return buf;
+}
+
+struct check_text_options {
+  bool quiet = false;                  // the verdict line alone
+  bool all = false;                    // every element was decided (no "stopped at the first difference")
+  std::string counterexample_written;  // the file the counterexample's input went to, if any
+};
+
+// `gpueq check`'s text report of one pair.
+inline void check_text(std::ostream& out, const std::string& file, const check::check_result& r,
+                       const check_text_options& o = {}) {
+  out << file << ": " << check::name(r.v) << "\n";
+  if (o.quiet) return;
+  out << "  " << r.summary << "\n";
+  // Every further finding, by precedence (check/verdict.hpp), on one line each.
+  for (std::size_t i = 1; i < r.findings.size(); ++i) {
+    const std::string& m = r.findings[i].message;
+    out << "  also " << check::name(r.findings[i].v) << ": " << m.substr(0, m.find('\n')) << "\n";
+  }
+  for (auto& e : r.examples) out << "  " << e << "\n";
+  if (r.v == check::verdict::different && !o.all) out << "  (stopped at the first difference; --all decides every element)\n";
+  if (auto& ce = r.counterexample) {
+    out << "  counterexample: at " << ce->tensor << "[" << ce->index << "] the reference computes " << ce->real_reference
+        << " and the candidate " << ce->real_candidate << " over the reals";
+    if (ce->float_reference && ce->float_candidate) out << "; in float32 " << *ce->float_reference << " vs " << *ce->float_candidate;
+    out << "\n";
+    if (!ce->float_note.empty()) out << "  (" << ce->float_note << ")\n";
+    if (!o.counterexample_written.empty()) out << "  input written to " << o.counterexample_written << "\n";
+  }
+  if (r.float32)
+    out << "  float32 on random inputs: max |difference| " << r.float32->max_abs << " (at " << r.float32->worst
+        << "), max relative " << r.float32->max_rel << " over " << r.float32->elements << " elements\n";
+}
+
+// What a check cost: times and the term store's size vary between runs and with -j, so they are
+// statistics (gpueq check prints them on stderr, and under "statistics" in JSON), not the report,
+// whose bytes are the same for every run and every -j.
+inline void check_statistics(std::ostream& out, const std::string& file, const check::check_result& r) {
+  out << file << ": run " << seconds(r.run_seconds) << ", decide " << seconds(r.decide_seconds) << ", "
+      << r.reference.steps + r.candidate.steps << " thread-instructions, " << r.terms << " terms\n";
+}
+
+// ---- JSON of a checked pair ----
+
+inline nlohmann::json check_json(const std::string& file, const check::check_result& r) {
+  nlohmann::json j;
+  j["pair"] = file;
+  j["verdict"] = check::name(r.v);
+  j["summary"] = r.summary;
+  j["differences"] = r.examples;
+  j["findings"] = nlohmann::json::array();
+  for (auto& f : r.findings) j["findings"].push_back({{"verdict", check::name(f.v)}, {"side", f.side}, {"message", f.message}});
+  for (auto* side : {&r.reference, &r.candidate}) {
+    nlohmann::json& js = j[side->name];
+    js["ctas"] = side->ctas;
+    js["thread_instructions"] = side->steps;
+    if (side->error) js["error"] = {{"kind", exec::name(side->error->kind)}, {"message", side->error->message}};
+    if (!side->race_text.empty()) js["races"] = side->race_text;
+    if (!side->conflicts.empty()) js["inter_cta"] = side->conflicts;
+  }
+  if (r.compared)
+    j["elements"] = {{"total", r.compared->elements}, {"equal", r.compared->equal}, {"different", r.compared->different},
+                     {"unknown", r.compared->unknown}, {"written_by_one", r.compared->written_by_one},
+                     {"unwritten", r.compared->unwritten}, {"by_fingerprint", r.compared->by_fingerprint}};
+  if (r.counterexample)
+    j["counterexample"] = {{"tensor", r.counterexample->tensor}, {"index", r.counterexample->index},
+                           {"real_reference", r.counterexample->real_reference},
+                           {"real_candidate", r.counterexample->real_candidate}};
+  if (r.float32)
+    j["float32"] = {{"max_abs", r.float32->max_abs}, {"max_rel", r.float32->max_rel}, {"elements", r.float32->elements},
+                    {"worst", r.float32->worst}};
+  j["thread_instructions"] = r.reference.steps + r.candidate.steps;
+  // Varies between runs and with -j (check_statistics).
+  j["statistics"] = {{"seconds", {{"run", r.run_seconds}, {"decide", r.decide_seconds}}}, {"terms", r.terms}};
+  return j;
+}
+
+// The input of a counterexample, every input tensor, as `--counterexample FILE` writes it.
+inline nlohmann::json counterexample_json(const std::string& file, const check::counterexample_report& ce) {
+  nlohmann::json j;
+  j["pair"] = file;
+  j["element"] = {{"tensor", ce.tensor}, {"index", ce.index}};
+  j["real"] = {{"reference", ce.real_reference}, {"candidate", ce.real_candidate}};
+  if (ce.float_reference) j["float32"]["reference"] = *ce.float_reference;
+  if (ce.float_candidate) j["float32"]["candidate"] = *ce.float_candidate;
+  j["tensors"] = ce.tensors;
+  j["scalars"] = ce.scalars;
+  return j;
+}
+
+// The SARIF results of one checked pair: every finding of the kernels that ran (races, barrier
+// problems, run errors, inter-CTA conflicts, at their lines) and the comparison's outcome.
+inline void add_check_results(const std::string& file, const check::pair_spec& spec, const check::check_result& r,
+                              json& results) {
+  std::vector<race_side> sides;
+  if (!spec.reference_spec) sides.push_back({"reference", &spec.reference, r.reference, {}});
+  sides.push_back({"candidate", &spec.candidate, r.candidate, {}});
+  for (const auto& side : sides)
+    for (auto& x : side_results(side)) results.push_back(std::move(x));
+  if (r.v == check::verdict::different || r.v == check::verdict::unknown) {
+    std::string text = file + ": " + std::string(check::name(r.v)) + ": " + r.summary;
+    if (!r.examples.empty()) text += "\n" + r.examples.front();
+    results.push_back(comparison_result(sides.back(), r.v == check::verdict::different, text));
+  }
+}
+
+}  // namespace gpueq::cli::report
