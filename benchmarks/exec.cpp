@@ -29,6 +29,7 @@ void measure(const settings& s, const char* pair_file, bool candidate) {
   std::string file = std::string(GPUEQ_SOURCE_DIR) + "/examples/kernels/" + pair_file;
   check::pair_spec spec = check::load_spec(file);
   check::resolved_pair pair = check::resolve(spec);
+  if (!check::has_kernel(spec, candidate)) return;
   const ptx::module& m = candidate ? pair.candidate : pair.reference;
   std::size_t entry = candidate ? pair.candidate_entry : pair.reference_entry;
   const check::kernel_spec& k = candidate ? spec.candidate : spec.reference;

@@ -126,11 +126,8 @@ std::optional<check::verdict> check_one(const std::string& file, const options& 
     cli::report::check_text(std::cout, file, r, text);
     if (!o.quiet) cli::report::check_statistics(std::cerr, file, r);
     return r.v;
-  } catch (const support::diagnostic_error& e) {
-    std::cerr << e.what() << "\n";
-    failure = cli::exit_bad_input;
   } catch (const std::exception& e) {
-    failure = cli::report_failure(e, "check", file + ": ");
+    failure = cli::report_failure(e, "check", file);
   }
   return std::nullopt;
 }

@@ -76,7 +76,7 @@ int run_one(const options& opt) {
       j["error"] = {{"line", e.line()}, {"column", e.column()}, {"reason", e.reason()}, {"message", e.what()}};
       std::cout << j.dump(2) << '\n';
     } else {
-      std::cerr << e.what() << '\n';
+      std::cerr << cli::error_line(e, "parse") << '\n';
     }
     return cli::exit_bad_input;
   }

@@ -42,6 +42,7 @@ struct options {
   std::string block, grid, entry;
   std::vector<std::string> params;
   std::uint64_t dynamic_shared = 0;
+  std::uint64_t max_memory = 0;
 };
 
 // An error at FILE:LINE:COLUMN (line 0: the file only).
@@ -285,6 +286,7 @@ int run(const options& o) {
   ro.warp_synchronous = o.warp_synchronous;
   ro.witnesses = o.witness ? 3 : 0;
   ro.threads = cli::default_jobs();
+  ro.engine.max_resident_mib = o.max_memory;
   std::vector<race::kernel_result> sides = race::check_races(spec, pair, ro);
   int worst = cli::exit_ok;
   for (const auto& side : sides) worst = std::max(worst, race::exit_code(side));
@@ -318,6 +320,7 @@ cli::registrar reg("race", [](CLI::App& app) -> cli::runner {
   c->add_flag("--json", o->json, "Print the report as JSON (verdict, race groups with both accesses and their lines, barrier diagnostics, errors)");
   c->add_flag("--sarif", o->sarif, "Print the report as SARIF 2.1.0 for editors and code review (CUDA lines when the PTX has line info)");
   c->add_option("-o,--output", o->output, "Write the report to FILE instead of stdout");
+  c->add_option("--max-memory", o->max_memory, "Stop a kernel's run when the process's resident memory exceeds this many MiB");
   auto* g = c->add_option_group("quick form", "For a .ptx file: the launch from the command line");
   g->add_option("--block", o->block, "Threads per CTA: 256, 16,16 or 16x16");
   g->add_option("--grid", o->grid, "CTAs of the grid (default 1); every CTA is checked");

@@ -25,7 +25,7 @@ namespace {
 using namespace gpueq;
 
 struct options {
-  std::string spec, side = "reference", domain = "float32", inputs, out;
+  std::string spec, side, domain = "float32", inputs, out;
   std::uint64_t seed = 1, max_memory = 0;
   bool json = false;
 };
@@ -35,8 +35,13 @@ int run(const options& o) {
   check::resolved_pair pair = check::resolve(spec);
   cli::print_warnings(pair.reference);
   cli::print_warnings(pair.candidate);
-  if (o.side != "reference" && o.side != "candidate") throw std::runtime_error("--side is reference or candidate");
-  bool cand = o.side == "candidate" && !spec.single;
+  if (!o.side.empty() && o.side != "reference" && o.side != "candidate")
+    throw std::runtime_error("--side is reference or candidate");
+  // By default the reference, or the candidate when the reference is a specification.
+  bool cand = (o.side == "candidate" || (o.side.empty() && spec.reference_spec)) && !spec.single;
+  if (!check::has_kernel(spec, cand))
+    throw support::diagnostic_error({o.spec, {}, "the reference is the specification '" + *spec.reference_spec +
+                                                     "', not a kernel: run the candidate (--side candidate)"});
   const ptx::module& m = cand ? pair.candidate : pair.reference;
   std::size_t entry = cand ? pair.candidate_entry : pair.reference_entry;
   const check::kernel_spec& k = cand ? spec.candidate : spec.reference;
@@ -147,7 +152,7 @@ cli::registrar reg("run", [](CLI::App& app) -> cli::runner {
   auto o = std::make_shared<options>();
   auto* c = app.add_subcommand("run", "Run one kernel on concrete or symbolic inputs");
   c->add_option("spec", o->spec, "A single-kernel spec (\"kernel\") or a pair spec")->required();
-  c->add_option("--side", o->side, "For a pair spec: reference (default) or candidate");
+  c->add_option("--side", o->side, "For a pair spec: reference (the default) or candidate (the default when the reference is a specification)");
   c->add_option("--domain", o->domain, "float32 (default: what the GPU computes), rational (exact) or symbolic");
   c->add_option("--inputs", o->inputs, "Read <tensor>.npy for every input and inout tensor (and symbolic scalar)");
   c->add_option("--seed", o->seed, "Random inputs in [-1, 1] from this seed (default 1) when --inputs is not given");

@@ -30,9 +30,14 @@ enum exit_code : int {
 // Prints the error that ended subcommand `command` on stderr and gives its exit code:
 // std::bad_alloc (and std::length_error, a size no allocation can hold) is a resource limit,
 // exit 5 ("gpueq COMMAND: error: resource limit: ..."), so a run that ran out of memory is never
-// reported as bad input; anything else is bad input, exit 4, printed as `bad_input_prefix` and
-// the exception's message.
-int report_failure(const std::exception& e, const std::string& command, const std::string& bad_input_prefix = "");
+// reported as bad input; anything else is bad input, exit 4, printed compiler-style (error_line).
+// `where` names the input for an error that carries no position of its own (a pair file).
+int report_failure(const std::exception& e, const std::string& command, const std::string& where = "");
+
+// An error as one compiler-style line for editors and CI problem matchers: `file:line:col: error:
+// reason` for a diagnostic with a position (`file: error: reason` with a file alone), otherwise
+// `WHERE: error: message`, WHERE being `where` or `gpueq COMMAND`.
+std::string error_line(const std::exception& e, const std::string& command, const std::string& where = "");
 
 // A setup function adds its subcommand to the app and returns what runs it.
 using runner = std::function<int()>;

@@ -18,13 +18,22 @@
 namespace gpueq::cli {
 std::string read_file(const std::string& path, std::string_view what) { return support::read_input_file(path, what); }
 
-int report_failure(const std::exception& e, const std::string& command, const std::string& bad_input_prefix) {
+std::string error_line(const std::exception& e, const std::string& command, const std::string& where) {
+  if (auto* d = dynamic_cast<const support::diagnostic_error*>(&e); d && !d->file().empty()) {
+    support::diagnostic x = d->diag();
+    x.reason = "error: " + x.reason;
+    return x.str();
+  }
+  return (where.empty() ? "gpueq " + command : where) + ": error: " + e.what();
+}
+
+int report_failure(const std::exception& e, const std::string& command, const std::string& where) {
   if (dynamic_cast<const std::bad_alloc*>(&e) || dynamic_cast<const std::length_error*>(&e)) {
     std::cerr << "gpueq " << command << ": error: resource limit: out of memory (" << e.what()
               << "): the check needs more memory than the process can get\n";
     return exit_resource;
   }
-  std::cerr << bad_input_prefix << e.what() << '\n';
+  std::cerr << error_line(e, command, where) << '\n';
   return exit_bad_input;
 }
 
@@ -103,7 +112,7 @@ int main(int argc, char** argv) {
       try {
         return run();
       } catch (const std::exception& e) {
-        return report_failure(e, sub->get_name(), "gpueq " + sub->get_name() + ": error: ");
+        return report_failure(e, sub->get_name());
       }
     }
   }

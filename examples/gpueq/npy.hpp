@@ -141,7 +141,7 @@ inline constexpr std::uint32_t max_header_bytes = 10000;
 // ("tensor 'x'"). Throws std::runtime_error naming the file.
 inline array read(const std::string& path, check::dtype type, const std::vector<std::uint64_t>& shape,
                   const std::string& what) {
-  auto fail = [&](const std::string& reason) -> void { throw std::runtime_error(path + ": " + reason); };
+  auto fail = [&](const std::string& reason) -> void { throw support::diagnostic_error({path, {}, reason}); };
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) fail("is a directory, not a .npy file");
   std::ifstream in(path, std::ios::binary);
@@ -217,7 +217,7 @@ inline void write(const std::string& path, const std::string& descr, const std::
   while ((10 + header.size() + 1) % 64) header += ' ';
   header += '\n';
   std::ofstream out(path, std::ios::binary);
-  if (!out) throw std::runtime_error(path + ": cannot write");
+  if (!out) throw support::diagnostic_error({path, {}, "cannot write"});
   out.write("\x93NUMPY\x01\x00", 8);
   char len[2] = {static_cast<char>(header.size() & 0xff), static_cast<char>(header.size() >> 8)};
   out.write(len, 2);
@@ -234,7 +234,7 @@ inline void write(const std::string& path, const std::string& descr, const std::
     }
     for (unsigned k = 0; k < width; ++k) out.put(static_cast<char>((b >> (8 * k)) & 0xff));
   }
-  if (!out) throw std::runtime_error(path + ": write failed");
+  if (!out) throw support::diagnostic_error({path, {}, "write failed"});
 }
 
 }  // namespace gpueq::cli::npy

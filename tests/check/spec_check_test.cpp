@@ -96,6 +96,7 @@ void sweep(bool all) {
     check::pair_spec pair = check::load_spec((root / fp.file).string());
     REQUIRE(pair.expect);
     for (bool candidate : {false, true}) {
+      if (!check::has_kernel(pair, candidate)) continue;
       const check::kernel_spec& k = candidate ? pair.candidate : pair.reference;
       std::string rel = fs::path(k.path).lexically_relative(root).generic_string();
       std::string key = rel + "|" + k.entry + "|" + fp.spec + "|" + std::to_string(k.block[0]);

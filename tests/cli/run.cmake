@@ -89,7 +89,7 @@ expect(file_empty 4 "holds no identity" identity --file "${CMAKE_CURRENT_BINARY_
 # parse: kernels, lifted idioms; a parse error names file, line and column.
 expect(parse_ok 0 "kernel k_expf.*lifted: expf -> exp" parse tests/ptx/inputs/idioms.ptx)
 expect(parse_json 0 "\"kernels\"" parse --json tests/ptx/inputs/idioms.ptx)
-expect(parse_bad 4 "unsupported.ptx:3:31: unsupported instruction 'tex.2d.v4.f32'"
+expect(parse_bad 4 "unsupported.ptx:3:31: error: unsupported instruction 'tex.2d.v4.f32'"
        parse tests/fuzz/corpus/ptx_parse/unsupported.ptx)
 expect(parse_missing 4 "." parse does/not/exist.ptx)
 expect(parse_many 4 "idioms.ptx: PTX.*unsupported.ptx:3:31"
@@ -160,11 +160,17 @@ expect(check_grid_outside 4 "outside the grid" check --grid "9,0" ${K}/sgemm/nai
 # run: one kernel, concrete or symbolic; .npy out and back in.
 expect(run_float32 0 "y: 0\\.00" run ${K}/softmax/softmax_online.kernel.json)
 expect(run_symbolic 0 "y\\[0\\] = exp\\(x\\[0\\] - max\\(" run ${K}/softmax/softmax_online.kernel.json --domain symbolic)
+# A pair whose reference is a specification has one kernel: run runs the candidate by default,
+# and --side reference is an error (the specification is no kernel), as is gpueq race's
+# reference (only the candidate is checked).
+expect(run_spec_pair 0 "y: " run ${K}/softmax/spec_vs_online.pair.json)
+expect(run_spec_reference 4 "the reference is the specification 'softmax_256', not a kernel" run ${K}/softmax/spec_vs_online.pair.json --side reference)
+expect(race_spec_pair 0 "^[^\n]*\\(candidate\\): race-free" race ${K}/softmax/spec_vs_online.pair.json)
 expect(run_json 0 "\"outputs\".*\"thread_instructions\"" run ${K}/softmax/softmax_online.kernel.json --json)
 file(REMOVE_RECURSE "${CMAKE_CURRENT_BINARY_DIR}/cli_run")
 expect(run_out 0 "outputs written" run ${K}/reduction/v1_vs_v2.pair.json --out "${CMAKE_CURRENT_BINARY_DIR}/cli_run")
 file(COPY_FILE "${CMAKE_CURRENT_BINARY_DIR}/cli_run/out.npy" "${CMAKE_CURRENT_BINARY_DIR}/cli_run/x.npy" RESULT copied)
-expect(run_inputs_wrong_size 4 "x.npy: shape \\(1,\\) does not match the spec's tensor 'x': \\(128,\\)"
+expect(run_inputs_wrong_size 4 "x.npy: error: shape \\(1,\\) does not match the spec's tensor 'x': \\(128,\\)"
        run ${K}/reduction/v1_vs_v2.pair.json --inputs "${CMAKE_CURRENT_BINARY_DIR}/cli_run")
 expect(run_inputs_missing 4 "cannot open" run ${K}/reduction/v1_vs_v2.pair.json --inputs does/not/exist)
 expect(run_oob 2 "out-of-bounds.*tile\\[128\\]" run ${K}/bugs/stencil_ref_vs_oob.pair.json --side candidate)
@@ -252,14 +258,14 @@ expect(race_quick_grid 2 "inter-CTA race: y\\[[0-9]+\\] is written by CTA \\(1,0
        race ${K}/softmax/softmax_online.ptx --block 128 --grid 2 --param x=f32[256] --param y=f32[256] --param n=256)
 expect(race_quick_sarif 2 "\"ruleId\": \"gpueq.race.war\".*\"uri\": \"examples/kernels/reduction/reduce5_unroll_last_warp.cu\""
        race --sarif ${K}/reduction/reduce5_unroll_last_warp.ptx --block 64 --param x=in:f32[128] --param out=f32[1] --param n=128)
-expect(race_quick_missing 4 "softmax_online.ptx:17:10: kernel 'softmax_online' has 3 parameters.*missing:\n  parameter 1 'softmax_online_param_1' \\(.u64, line 19\\)\n  parameter 2 'softmax_online_param_2' \\(.u32, line 20\\)"
+expect(race_quick_missing 4 "softmax_online.ptx:17:10: error: kernel 'softmax_online' has 3 parameters.*missing:\n  parameter 1 'softmax_online_param_1' \\(.u64, line 19\\)\n  parameter 2 'softmax_online_param_2' \\(.u32, line 20\\)"
        race ${K}/softmax/softmax_online.ptx --block 128 --param x=f32[256])
 expect(race_quick_syntax 4 "--param 'x:f32\\[256\\]': expected NAME=VALUE"
        race ${K}/softmax/softmax_online.ptx --block 128 --param x:f32[256] --param y=f32[256] --param n=256)
 expect(race_quick_extents 4 "--param 'x=f32\\[2,,4\\]': expected NAME=VALUE.*extents are positive integers"
        race ${K}/softmax/softmax_online.ptx --block 128 --param x=f32[2,,4])
 expect(race_quick_dtype 4 "'q32' is not a dtype" race ${K}/softmax/softmax_online.ptx --block 128 --param x=q32[256])
-expect(race_quick_not_pointer 4 "softmax_online.ptx:20:[0-9]+: parameter 2 'softmax_online_param_2' \\(.u32, line 20\\) is not a 64-bit address"
+expect(race_quick_not_pointer 4 "softmax_online.ptx:20:[0-9]+: error: parameter 2 'softmax_online_param_2' \\(.u32, line 20\\) is not a 64-bit address"
        race ${K}/softmax/softmax_online.ptx --block 128 --param x=f32[256] --param y=f32[256] --param n=f32[4])
 expect(race_quick_symbolic_int 4 "is an integer: --param 'n' cannot be a symbolic float"
        race ${K}/softmax/softmax_online.ptx --block 128 --param x=f32[256] --param y=f32[256] --param n=f32)
@@ -270,7 +276,7 @@ expect(race_quick_bad_block 4 "--block '0x4': expected 1 to 3 positive extents" 
 expect(race_quick_entry 4 "no kernel \\(.entry\\) named 'nope'; kernels: softmax_online"
        race ${K}/softmax/softmax_online.ptx --entry nope --block 128)
 expect(race_quick_on_spec 4 "are for a .ptx file" race ${K}/softmax/softmax_online.kernel.json --block 128)
-expect(race_quick_missing_file 4 "does/not/exist.ptx: cannot open" race does/not/exist.ptx --block 128)
+expect(race_quick_missing_file 4 "does/not/exist.ptx: error: cannot open" race does/not/exist.ptx --block 128)
 expect(race_help 0 "--sarif.*--param.*x=f32\\[1024\\].*Exit: 0 race-free, 2 race" race --help)
 
 # Every resource bounded (issue 22): malformed or oversized inputs are errors that name the file,
@@ -278,19 +284,19 @@ expect(race_help 0 "--sarif.*--param.*x=f32\\[1024\\].*Exit: 0 race-free, 2 race
 # allocation failure would be exit 5 ("resource limit").
 set(I tests/cli/inputs)
 # An empty, truncated or header-only PTX file, and a directory, are errors with file:line:col.
-expect_first(ptx_empty 4 STDERR "tests/cli/inputs/empty.ptx:1:1: empty PTX file: no .version directive and no kernel"
+expect_first(ptx_empty 4 STDERR "tests/cli/inputs/empty.ptx:1:1: error: empty PTX file: no .version directive and no kernel"
              parse ${I}/empty.ptx)
 expect_first(ptx_truncated 4 STDERR "tests/cli/inputs/truncated.ptx:61:1: .*end of input.*" parse ${I}/truncated.ptx)
 expect_first(ptx_header_only 4 STDERR
-             "tests/cli/inputs/header_only.ptx:9:1: the PTX file ends after its module header: no kernel, function or variable \\(truncated\\?\\)"
+             "tests/cli/inputs/header_only.ptx:9:1: error: the PTX file ends after its module header: no kernel, function or variable \\(truncated\\?\\)"
              parse ${I}/header_only.ptx)
-expect_first(ptx_directory 4 STDERR "tests/cli/inputs: is a directory, not a PTX file" parse ${I})
+expect_first(ptx_directory 4 STDERR "tests/cli/inputs: error: is a directory, not a PTX file" parse ${I})
 file(MAKE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/cli_dir.ptx")
-expect_first(race_ptx_directory 4 STDERR "${CMAKE_CURRENT_BINARY_DIR}/cli_dir.ptx: is a directory, not a PTX file"
+expect_first(race_ptx_directory 4 STDERR "${CMAKE_CURRENT_BINARY_DIR}/cli_dir.ptx: error: is a directory, not a PTX file"
              race "${CMAKE_CURRENT_BINARY_DIR}/cli_dir.ptx" --block 32)
-expect_first(race_empty_ptx 4 STDERR "tests/cli/inputs/empty.ptx:1:1: empty PTX file: no .version directive and no kernel"
+expect_first(race_empty_ptx 4 STDERR "tests/cli/inputs/empty.ptx:1:1: error: empty PTX file: no .version directive and no kernel"
              race ${I}/empty.ptx --block 32)
-expect_first(spec_directory 4 STDERR "tests/cli/inputs: is a directory, not a spec file" check ${I})
+expect_first(spec_directory 4 STDERR "tests/cli/inputs: error: is a directory, not a spec file" check ${I})
 # An unknown .version or .target is a warning on stderr (and the file is still read).
 expect_first(ptx_unknown_version 0 STDERR "tests/cli/inputs/unknown_target.ptx:2:10: warning: unknown PTX ISA version 99.9 \\(gpueq knows 1.0 to 9.0\\)"
              parse ${I}/unknown_target.ptx)
@@ -299,59 +305,59 @@ expect(ptx_unknown_target 0 "unknown_target.ptx:3:9: warning: unknown target 'sm
 expect_first(race_unknown_target 0 STDERR "tests/cli/inputs/unknown_target.ptx:2:10: warning: unknown PTX ISA version 99.9.*"
              race ${I}/unknown_target.ptx --block 32 --param p=f32[32])
 # Blocks, grids and shapes: checked against CUDA's limits before they are narrowed or sized.
-expect_first(spec_block_overflow 4 STDERR "tests/cli/inputs/block_overflow.kernel.json: kernel.block: block x = 4294967424 is outside 1..1024"
+expect_first(spec_block_overflow 4 STDERR "tests/cli/inputs/block_overflow.kernel.json: error: kernel.block: block x = 4294967424 is outside 1..1024"
              race ${I}/block_overflow.kernel.json)
-expect_first(spec_block_z 4 STDERR "tests/cli/inputs/block_z.kernel.json: kernel.block: block z = 65 is outside 1..64"
+expect_first(spec_block_z 4 STDERR "tests/cli/inputs/block_z.kernel.json: error: kernel.block: block z = 65 is outside 1..64"
              run ${I}/block_z.kernel.json)
-expect_first(spec_block_threads 4 STDERR "tests/cli/inputs/block_threads.kernel.json: kernel.block: block 32x64 has 2048 threads; a CTA has 1 to 1024"
+expect_first(spec_block_threads 4 STDERR "tests/cli/inputs/block_threads.kernel.json: error: kernel.block: block 32x64 has 2048 threads; a CTA has 1 to 1024"
              race ${I}/block_threads.kernel.json)
-expect_first(spec_grid_y 4 STDERR "tests/cli/inputs/grid_y.kernel.json: kernel.grid: grid y = 65536 is outside 1..65535"
+expect_first(spec_grid_y 4 STDERR "tests/cli/inputs/grid_y.kernel.json: error: kernel.grid: grid y = 65536 is outside 1..65535"
              race ${I}/grid_y.kernel.json)
 expect_first(spec_shape_overflow 4 STDERR
-             "tests/cli/inputs/shape_overflow.kernel.json: tensors.x.shape: a f32 tensor of shape \\[4294967296, 4294967296\\] exceeds the limit of 2\\^40 bytes per tensor"
+             "tests/cli/inputs/shape_overflow.kernel.json: error: tensors.x.shape: a f32 tensor of shape \\[4294967296, 4294967296\\] exceeds the limit of 2\\^40 bytes per tensor"
              run ${I}/shape_overflow.kernel.json)
 set(SM ${K}/softmax/softmax_online.ptx)
-expect_first(quick_block_overflow 4 STDERR "--block '4294967424': block x = 4294967424 is outside 1..1024"
+expect_first(quick_block_overflow 4 STDERR "gpueq race: error: --block '4294967424': block x = 4294967424 is outside 1..1024"
              race ${SM} --block 4294967424 --param x=f32[256] --param y=f32[256] --param n=256)
-expect_first(quick_block_z 4 STDERR "--block '1,1,65': block z = 65 is outside 1..64"
+expect_first(quick_block_z 4 STDERR "gpueq race: error: --block '1,1,65': block z = 65 is outside 1..64"
              race ${SM} --block 1,1,65 --param x=f32[256] --param y=f32[256] --param n=256)
-expect_first(quick_block_threads 4 STDERR "--block '64x32': block 64x32 has 2048 threads; a CTA has 1 to 1024"
+expect_first(quick_block_threads 4 STDERR "gpueq race: error: --block '64x32': block 64x32 has 2048 threads; a CTA has 1 to 1024"
              race ${SM} --block 64x32 --param x=f32[256] --param y=f32[256] --param n=256)
-expect_first(quick_grid 4 STDERR "--grid '2147483648': grid x = 2147483648 is outside 1..2147483647"
+expect_first(quick_grid 4 STDERR "gpueq race: error: --grid '2147483648': grid x = 2147483648 is outside 1..2147483647"
              race ${SM} --block 128 --grid 2147483648 --param x=f32[256] --param y=f32[256] --param n=256)
 expect_first(quick_shape_overflow 4 STDERR
-             "--param 'x=f32\\[4294967296,4294967296\\]': a f32 tensor of shape \\[4294967296, 4294967296\\] exceeds the limit of 2\\^40 bytes per tensor"
+             "gpueq race: error: --param 'x=f32\\[4294967296,4294967296\\]': a f32 tensor of shape \\[4294967296, 4294967296\\] exceeds the limit of 2\\^40 bytes per tensor"
              race ${SM} --block 128 --param x=f32[4294967296,4294967296] --param y=f32[256] --param n=256)
-expect_first(quick_dynamic_shared 4 STDERR "--dynamic-shared: more than 232448 bytes \\(227 KiB\\)"
+expect_first(quick_dynamic_shared 4 STDERR "gpueq race: error: --dynamic-shared: more than 232448 bytes \\(227 KiB\\)"
              race ${SM} --block 128 --dynamic-shared 1000000 --param x=f32[256] --param y=f32[256] --param n=256)
 # Scalars must fit their PTX parameter's type; the error names the parameter.
 set(ST ${I}/scalar_types.ptx)
-expect_first(scalar_u8 4 STDERR "${ST}: kernel: parameter 0 \\('a', .u8 at ${ST}:7\\): 300 is outside the range of .u8 \\(0 to 255\\)"
+expect_first(scalar_u8 4 STDERR "${ST}: error: kernel: parameter 0 \\('a', .u8 at ${ST}:7\\): 300 is outside the range of .u8 \\(0 to 255\\)"
              race ${ST} --block 32 --param a=300 --param b=1 --param c=1 --param d=1)
-expect_first(scalar_s8 4 STDERR "${ST}: kernel: parameter 1 \\('b', .s8 at ${ST}:8\\): 300 is outside the range of .s8 \\(-128 to 127\\)"
+expect_first(scalar_s8 4 STDERR "${ST}: error: kernel: parameter 1 \\('b', .s8 at ${ST}:8\\): 300 is outside the range of .s8 \\(-128 to 127\\)"
              race ${ST} --block 32 --param a=1 --param b=300 --param c=1 --param d=1)
-expect_first(scalar_s32 4 STDERR "${ST}: kernel: parameter 2 \\('c', .s32 at ${ST}:9\\): 1099511627776 is outside the range of .s32 \\(-2147483648 to 2147483647\\)"
+expect_first(scalar_s32 4 STDERR "${ST}: error: kernel: parameter 2 \\('c', .s32 at ${ST}:9\\): 1099511627776 is outside the range of .s32 \\(-2147483648 to 2147483647\\)"
              race ${ST} --block 32 --param a=1 --param b=1 --param c=1099511627776 --param d=1)
-expect_first(scalar_u32 4 STDERR "${ST}: kernel: parameter 3 \\('d', .u32 at ${ST}:10\\): -1 is outside the range of .u32 \\(0 to 4294967295\\)"
+expect_first(scalar_u32 4 STDERR "${ST}: error: kernel: parameter 3 \\('d', .u32 at ${ST}:10\\): -1 is outside the range of .u32 \\(0 to 4294967295\\)"
              race ${ST} --block 32 --param a=1 --param b=1 --param c=1 --param d=-1)
-expect_first(scalar_fraction 4 STDERR "${ST}: kernel: parameter 3 \\('d', .u32 at ${ST}:10\\): 2.5 is not an integer, but the parameter is .u32"
+expect_first(scalar_fraction 4 STDERR "${ST}: error: kernel: parameter 3 \\('d', .u32 at ${ST}:10\\): 2.5 is not an integer, but the parameter is .u32"
              race ${ST} --block 32 --param a=1 --param b=1 --param c=1 --param d=2.5)
 expect(scalar_in_range 0 "race-free" race ${ST} --block 32 --param a=255 --param b=-128 --param c=-2147483648 --param d=4294967295)
 expect_first(spec_scalar_u32 4 STDERR
-             "tests/cli/inputs/scalar_range.kernel.json: kernel: parameter 2 \\('n', .u32 at ../../../examples/kernels/softmax/softmax_online.ptx:20\\): -1 is outside the range of .u32 \\(0 to 4294967295\\)"
+             "tests/cli/inputs/scalar_range.kernel.json: error: kernel: parameter 2 \\('n', .u32 at ../../../examples/kernels/softmax/softmax_online.ptx:20\\): -1 is outside the range of .u32 \\(0 to 4294967295\\)"
              run ${I}/scalar_range.kernel.json)
 # .npy inputs: header, dtype, shape and data length checked before anything is allocated.
 set(P ${K}/reduction/v1_vs_v2.pair.json)
-expect_first(npy_huge_header 4 STDERR "${I}/npy/huge_header/x.npy: header of 4294967280 bytes \\(numpy's limit is 10000\\)"
+expect_first(npy_huge_header 4 STDERR "${I}/npy/huge_header/x.npy: error: header of 4294967280 bytes \\(numpy's limit is 10000\\)"
              run ${P} --inputs ${I}/npy/huge_header)
-expect_first(npy_wrong_dtype 4 STDERR "${I}/npy/wrong_dtype/x.npy: dtype '<f8' does not match the spec's tensor 'x': f32 is '<f4'"
+expect_first(npy_wrong_dtype 4 STDERR "${I}/npy/wrong_dtype/x.npy: error: dtype '<f8' does not match the spec's tensor 'x': f32 is '<f4'"
              run ${P} --inputs ${I}/npy/wrong_dtype)
-expect_first(npy_wrong_shape 4 STDERR "${I}/npy/wrong_shape/x.npy: shape \\(64, 2\\) does not match the spec's tensor 'x': \\(128,\\)"
+expect_first(npy_wrong_shape 4 STDERR "${I}/npy/wrong_shape/x.npy: error: shape \\(64, 2\\) does not match the spec's tensor 'x': \\(128,\\)"
              run ${P} --inputs ${I}/npy/wrong_shape)
-expect_first(npy_short_data 4 STDERR "${I}/npy/short_data/x.npy: holds 100 bytes of data; shape \\(128,\\) of '<f4' needs 512"
+expect_first(npy_short_data 4 STDERR "${I}/npy/short_data/x.npy: error: holds 100 bytes of data; shape \\(128,\\) of '<f4' needs 512"
              run ${P} --inputs ${I}/npy/short_data)
 file(MAKE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/cli_npy_dir/x.npy")
-expect_first(npy_directory 4 STDERR "${CMAKE_CURRENT_BINARY_DIR}/cli_npy_dir/x.npy: is a directory, not a .npy file"
+expect_first(npy_directory 4 STDERR "${CMAKE_CURRENT_BINARY_DIR}/cli_npy_dir/x.npy: error: is a directory, not a .npy file"
              run ${P} --inputs "${CMAKE_CURRENT_BINARY_DIR}/cli_npy_dir")
 # Expansions too large for memory end as unknown, naming the budget, within moments.
 expect_first(identity_huge_power 3 STDOUT

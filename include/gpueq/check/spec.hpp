@@ -192,8 +192,8 @@ struct pair_spec {
   bool single = false;  // a single-kernel spec ("kernel"): reference and candidate are that kernel
   // The reference is a registered specification of this name ("reference": {"spec": NAME}), not a
   // kernel: check_pair compares the candidate with it at the compare stage (check/driver.hpp) and
-  // never runs a reference kernel. `reference` (and resolve()'s reference module) then mirror the
-  // candidate only so that tools walking the sides of every corpus pair find a kernel there.
+  // never runs a reference kernel. `reference` (and resolve()'s reference module) are then empty:
+  // nothing pretends the specification is a kernel (has_kernel() tells a side that is one).
   std::optional<std::string> reference_spec;
 };
 
@@ -279,13 +279,15 @@ inline std::size_t resolve_kernel(const pair_spec& s, const char* side, const ke
   return static_cast<std::size_t>(f - m.functions.data());
 }
 
+// Whether a side of `s` is a kernel: the candidate always, the reference unless it is a
+// specification.
+inline bool has_kernel(const pair_spec& s, bool candidate) { return candidate || !s.reference_spec; }
+
 inline resolved_pair resolve(const pair_spec& s) {
   resolved_pair r;
-  if (s.reference_spec) {  // the reference is a specification: both modules are the candidate's
+  if (s.reference_spec) {  // the reference is a specification: the candidate is the one kernel
     r.candidate = ptx::parse_file(s.candidate.path);
     r.candidate_entry = resolve_kernel(s, "candidate", s.candidate, r.candidate);
-    r.reference = r.candidate;
-    r.reference_entry = r.candidate_entry;
     return r;
   }
   r.reference = ptx::parse_file(s.reference.path);

@@ -164,8 +164,7 @@ class spec_reader {
       s_.candidate = kernel(j["candidate"], "candidate", dir);
       if (j["reference"].is_object() && j["reference"].contains("spec")) {  // a registered specification
         only_keys(j["reference"], "reference", {"spec"});
-        s_.reference_spec = text(j["reference"]["spec"], "reference.spec");
-        s_.reference = s_.candidate;
+        s_.reference_spec = text(j["reference"]["spec"], "reference.spec");  // `reference` stays empty
       } else {
         s_.reference = kernel(j["reference"], "reference", dir);
       }

@@ -64,7 +64,7 @@ inline std::vector<kernel_result> check_races(const check::pair_spec& spec, cons
   std::vector<kernel_result> out;
   for (bool cand : {false, true}) {
     if (cand && spec.single) break;
-    if (!cand && spec.reference_spec) continue;
+    if (!check::has_kernel(spec, cand)) continue;
     kernel_result k;
     k.side = spec.single ? "kernel" : cand ? "candidate" : "reference";
     k.kernel = cand ? &spec.candidate : &spec.reference;
