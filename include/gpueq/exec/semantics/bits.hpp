@@ -11,11 +11,13 @@
 
 namespace gpueq::exec {
 
+// The bits a value of type t occupies (all 64 for 8-byte types).
 inline std::uint64_t mask_of(vtype t) {
   std::uint32_t b = bytes(t);
   return b >= 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * b)) - 1;
 }
 
+// v read as a value of type t, sign-extended from t's width.
 inline std::int64_t sext(std::uint64_t v, vtype t) {
   std::uint32_t b = bytes(t);
   if (b >= 8) return static_cast<std::int64_t>(v);
@@ -23,6 +25,8 @@ inline std::int64_t sext(std::uint64_t v, vtype t) {
   return static_cast<std::int64_t>(v << shift) >> shift;
 }
 
+// The rounding (round to nearest when the instruction names none) and flags a float operation runs
+// with.
 inline float_mode mode_of(const xinstr& x) {
   float_mode m;
   m.round = x.round == rounding::none ? rounding::rn : x.round;
@@ -32,6 +36,7 @@ inline float_mode mode_of(const xinstr& x) {
   return m;
 }
 
+// A fast form's cut of v to a type: (v << shift) >> shift, arithmetically when the type is signed.
 inline std::uint64_t cut(std::uint64_t v, unsigned shift, bool sign) {
   return sign ? static_cast<std::uint64_t>(static_cast<std::int64_t>(v << shift) >> shift) : (v << shift) >> shift;
 }
