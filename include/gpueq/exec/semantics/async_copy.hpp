@@ -1,0 +1,70 @@
+// Asynchronous copies (semantics of engine<D, O>, declared in exec/engine.hpp): cp.async reads
+// global memory when it executes and its shared-memory writes land, as observed writes, at the
+// cp.async.wait_group/wait_all that covers their commit group (commit_group is a counter in the
+// engine's execute).
+#pragma once
+
+#include <gpueq/exec/engine.hpp>
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wrestrict"  // GCC bug 105329, as in exec/engine.hpp
+#endif
+
+namespace gpueq::exec {
+
+template <value_domain D, observer O>
+inline void engine<D, O>::cp_async(std::uint32_t t, const xinstr& x, std::uint32_t pc) {
+  // cp.async.{ca,cg}.shared.global [dst], [src], cp-size{, src-size}
+  address_value dst = effective_address(t, x.ops[0]), src = effective_address(t, x.ops[1]);
+  std::uint32_t size = static_cast<std::uint32_t>(to_bits(read(t, x.ops[2]), t));
+  std::uint32_t src_size = x.ops.size() > 3 && x.ops[3].k != xoperand::kind::address
+                               ? static_cast<std::uint32_t>(to_bits(read(t, x.ops[3]), t))
+                               : size;
+  if (size != 4 && size != 8 && size != 16) fail_at(error_kind::unsupported, t, "cp.async size");
+  check_alignment(t, dst.at, size);
+  check_alignment(t, src.at, size);
+  place d = locate(t, ptx::state_space::shared, dst, size);
+  std::uint32_t piece_w = 4;
+  if (src_size) {
+    place s = locate(t, ptx::state_space::global, src, src_size);
+    observe(t, s, src_size, access_kind::read, pc);
+    for (std::uint32_t off = 0; off < size; off += piece_w) {
+      value v = off < src_size ? load_cell(t, *s.r, s.offset + off, piece_w) : value::of_bits(0);
+      copies_[t].push_back(pending_copy{copy_group_[t], pc, d.index, d.offset + off, piece_w, std::move(v)});
+    }
+  } else {
+    for (std::uint32_t off = 0; off < size; off += piece_w)
+      copies_[t].push_back(pending_copy{copy_group_[t], pc, d.index, d.offset + off, piece_w, value::of_bits(0)});
+  }
+}
+
+// Lands this thread's copies of every committed group but the newest `keep` ones (wait_all:
+// every copy, committed or not). Copies not yet committed never land at a wait_group.
+template <value_domain D, observer O>
+inline void engine<D, O>::cp_async_wait(std::uint32_t t, std::uint64_t keep, bool all) {
+  std::uint64_t committed = copy_group_[t];
+  auto& cs = copies_[t];
+  std::vector<pending_copy> rest;
+  for (auto& c : cs) {
+    bool land = all || c.group + keep < committed;
+    if (!land) {
+      rest.push_back(std::move(c));
+      continue;
+    }
+    region<real>& r = regions_[c.region];
+    observe(t, place{&r, c.region, c.offset}, c.width, access_kind::write, c.instruction, identity_of(c.v));
+    r.store(c.offset, c.width, std::move(c.v));
+  }
+  cs = std::move(rest);
+}
+
+}  // namespace gpueq::exec
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif

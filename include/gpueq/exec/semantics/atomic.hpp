@@ -1,0 +1,76 @@
+// Atomics (semantics of engine<D, O>, declared in exec/engine.hpp): atom and red as observed
+// read-modify-writes. add/min/max on data go through the domain (so symbolic accumulations stay
+// symbolic); the old value an atom returns on symbolic data depends on the schedule and is poisoned
+// so that a later read of it is a clear error.
+#pragma once
+
+#include <gpueq/exec/engine.hpp>
+#include <gpueq/exec/semantics/bits.hpp>
+
+#include <algorithm>
+#include <cstdint>
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wrestrict"  // GCC bug 105329, as in exec/engine.hpp
+#endif
+
+namespace gpueq::exec {
+
+template <value_domain D, observer O>
+inline void engine<D, O>::atomic(std::uint32_t t, const xinstr& x, std::uint32_t pc) {
+  bool has_result = x.op == ptx::opcode::atom;
+  std::size_t at = has_result ? 1 : 0;
+  address_value addr = effective_address(t, x.ops[at]);
+  std::uint32_t w = access_width(x);
+  check_alignment(t, addr.at, w);
+  place p = locate(t, x.has_space ? x.space : ptx::state_space::generic, addr, w);
+  observe(t, p, w, access_kind::atomic, pc);
+  value old = load_cell(t, *p.r, p.offset, w);
+  value b = read(t, x.ops[at + 1]);
+  value result;
+  auto k = rkind_of(x.type);
+  bool data = k || is_symbolic(old) || is_symbolic(b);
+  if (x.has(flag::exch)) result = b;
+  else if (x.has(flag::cas)) {
+    value c = read(t, x.ops[at + 2]);
+    if (is_symbolic(old) || is_symbolic(b)) fail_at(error_kind::not_structured, t, "compare-and-swap on symbolic data");
+    result = (to_bits(old, t) & mask_of(x.type)) == (to_bits(b, t) & mask_of(x.type)) ? c : old;
+  } else if (data && (x.has(flag::add) || x.has(flag::min) || x.has(flag::max))) {
+    rkind kk = k.value_or(rkind::integer);
+    real xs[2] = {to_real(old, kk, t), to_real(b, kk, t)};
+    aop o = x.has(flag::add) ? aop::add : x.has(flag::min) ? aop::min : aop::max;
+    result = value::of_real(guarded([&] { return d_.arith(o, xs, kk, float_mode{}); }, t), kk);
+  } else {
+    std::uint64_t a = to_bits(old, t) & mask_of(x.type), v = to_bits(b, t) & mask_of(x.type), r = 0;
+    bool s = is_signed(x.type);
+    if (x.has(flag::add)) r = a + v;
+    else if (x.has(flag::and_)) r = a & v;
+    else if (x.has(flag::or_)) r = a | v;
+    else if (x.has(flag::xor_)) r = a ^ v;
+    else if (x.has(flag::inc)) r = a >= v ? 0 : a + 1;
+    else if (x.has(flag::dec)) r = (a == 0 || a > v) ? v : a - 1;
+    else if (x.has(flag::min)) r = s ? static_cast<std::uint64_t>(std::min(sext(a, x.type), sext(v, x.type))) : std::min(a, v);
+    else if (x.has(flag::max)) r = s ? static_cast<std::uint64_t>(std::max(sext(a, x.type), sext(v, x.type))) : std::max(a, v);
+    else fail_at(error_kind::unsupported, t, "this atomic operation");
+    result = value::of_bits(r & mask_of(x.type));
+  }
+  p.r->store(p.offset, w, result);
+  if (has_result) {
+    // The old value an atomic returns depends on the order of the threads' atomics; with
+    // symbolic data that order is one schedule among many, so such a result may not be used.
+    if (D::symbolic && data && x.ops[0].k != xoperand::kind::sink) {
+      value poisoned;
+      poisoned.bits = 1;
+      write(t, x.ops[0], poisoned);
+    } else {
+      write(t, x.ops[0], old);
+    }
+  }
+}
+
+}  // namespace gpueq::exec
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif

@@ -1,0 +1,175 @@
+// Floating-point arithmetic (semantics of engine<D, O>, declared in exec/engine.hpp): every float
+// instruction through the domain's one entry point (arith with an aop), packed f16x2/bf16x2
+// elementwise, the lifted real functions (ptx/lift.hpp: exp, log, ... recognized from nvcc's
+// sequences), and the fast forms of f32 arithmetic and setp.f32 on registers that hold reals.
+#pragma once
+
+#include <gpueq/exec/engine.hpp>
+#include <gpueq/exec/semantics/bits.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <span>
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wrestrict"  // GCC bug 105329, as in exec/engine.hpp
+#endif
+
+namespace gpueq::exec {
+
+template <value_domain D, observer O>
+inline void engine<D, O>::float_op(std::uint32_t t, const xinstr& x) {
+  using op = ptx::opcode;
+  aop o;
+  switch (x.op) {
+    case op::add: o = aop::add; break;
+    case op::sub: o = aop::sub; break;
+    case op::mul: o = aop::mul; break;
+    case op::fma: case op::mad: o = aop::fma; break;
+    case op::div: o = aop::div; break;
+    case op::neg: o = aop::neg; break;
+    case op::abs: o = aop::abs; break;
+    case op::min: o = aop::min; break;
+    case op::max: o = aop::max; break;
+    case op::rcp: o = aop::rcp; break;
+    case op::sqrt: o = aop::sqrt; break;
+    case op::rsqrt: o = aop::rsqrt; break;
+    case op::ex2: o = aop::exp2; break;
+    case op::lg2: o = aop::log2; break;
+    case op::tanh: o = aop::tanh; break;
+    case op::sin: o = aop::sin; break;
+    case op::cos: o = aop::cos; break;
+    default: fail_at(error_kind::unsupported, t, "this floating-point instruction");
+  }
+  if (x.ops.size() > 4) fail_at(error_kind::unsupported, t, "three-input min/max");
+  float_mode m = mode_of(x);
+  rkind k = *rkind_of(x.type);
+  std::size_t n = x.ops.size() - 1;
+  if (is_packed(x.type)) {  // elementwise on both halves
+    real lo[3], hi[3];
+    for (std::size_t i = 0; i < n; ++i) {
+      value v = read(t, x.ops[i + 1]);
+      if (v.t == value::tag::packed) {
+        lo[i] = v.r;
+        hi[i] = v.r2;
+      } else {
+        std::uint64_t b = to_bits(v, t);
+        lo[i] = guarded([&] { return d_.from_float(b & 0xffff, k); }, t);
+        hi[i] = guarded([&] { return d_.from_float(b >> 16 & 0xffff, k); }, t);
+      }
+    }
+    real rl = guarded([&] { return d_.arith(o, std::span<const real>(lo, n), k, m); }, t);
+    real rh = guarded([&] { return d_.arith(o, std::span<const real>(hi, n), k, m); }, t);
+    return write(t, x.ops[0], value::of_packed(rl, rh, k));
+  }
+  real args[3];
+  for (std::size_t i = 0; i < n; ++i) args[i] = to_real(read(t, x.ops[i + 1]), k, t);
+  real r = guarded([&] { return d_.arith(o, std::span<const real>(args, n), k, m); }, t);
+  write(t, x.ops[0], value::of_real(std::move(r), k));
+}
+
+template <value_domain D, observer O>
+inline void engine<D, O>::lifted(std::uint32_t t, const xinstr& x) {
+  aop o = aop::exp;
+  switch (x.lifted_fn) {
+    case ptx::real_function::exp: o = aop::exp; break;
+    case ptx::real_function::exp2: o = aop::exp2; break;
+    case ptx::real_function::log: o = aop::log; break;
+    case ptx::real_function::log2: o = aop::log2; break;
+    case ptx::real_function::sqrt: o = aop::sqrt; break;
+    case ptx::real_function::rsqrt: o = aop::rsqrt; break;
+    case ptx::real_function::rcp: o = aop::rcp; break;
+    case ptx::real_function::div: o = aop::div; break;
+    case ptx::real_function::tanh: o = aop::tanh; break;
+  }
+  rkind k = rkind_of(x.type).value_or(rkind::f32);
+  bool adds = x.has(flag::add);  // fn(inputs...) + the last operand (an idiom fused with an add)
+  std::size_t n = x.ops.size() - 1 - (adds ? 1 : 0);
+  if (n < 1 || n > 2) fail_at(error_kind::unsupported, t, "a lifted function with this many operands");
+  real args[2];
+  for (std::size_t i = 0; i < n; ++i) args[i] = to_real(read(t, x.ops[i + 1]), k, t);
+  real r = guarded([&] { return d_.arith(o, std::span<const real>(args, n), k, float_mode{}); }, t);
+  if (adds) {
+    real sum[2] = {r, to_real(read(t, x.ops.back()), k, t)};
+    r = guarded([&] { return d_.arith(aop::add, sum, k, float_mode{}); }, t);
+  }
+  write(t, x.ops[0], value::of_real(std::move(r), k));
+}
+
+template <value_domain D, observer O>
+inline bool engine<D, O>::fast_float(std::uint32_t t, value* regs, const fast_form& f) {
+  real args[3];
+  if (!f.imm) {  // registers only, the common case
+    for (std::uint32_t i = 0; i < f.n; ++i)
+      if (regs[f.src[i]].t != value::tag::real) return fast_float_mixed(t, regs, f);
+    for (std::uint32_t i = 0; i < f.n; ++i) args[i] = regs[f.src[i]].r;
+  } else {
+    return fast_float_mixed(t, regs, f);
+  }
+  fast_float_finish(t, regs, f, args);
+  return true;
+}
+
+// Sources that are immediates or bits (decoded as f32, as to_real decodes them).
+template <value_domain D, observer O>
+inline bool engine<D, O>::fast_float_mixed(std::uint32_t t, value* regs, const fast_form& f) {
+  for (std::uint32_t i = 0; i < f.n; ++i)
+    if (!f.is_imm(i) && regs[f.src[i]].t != value::tag::real && regs[f.src[i]].t != value::tag::bits) return false;
+  real args[3];
+  for (std::uint32_t i = 0; i < f.n; ++i) {
+    if (f.is_imm(i)) {
+      std::uint64_t b = f.imms[i];
+      args[i] = guarded([&] { return d_.from_float(b, rkind::f32); }, t);
+    } else {
+      const value& a = regs[f.src[i]];
+      if (a.t == value::tag::real) args[i] = a.r;
+      else args[i] = guarded([&] { return d_.from_float(a.bits, rkind::f32); }, t);
+    }
+  }
+  fast_float_finish(t, regs, f, args);
+  return true;
+}
+
+template <value_domain D, observer O>
+inline void engine<D, O>::fast_float_finish(std::uint32_t t, value* regs, const fast_form& f, real* args) {
+  if (f.op == fast_op::setp_f32) {
+    if (auto r = d_.compare(f.cmp, args[0], args[1], rkind::f32)) {
+      regs[f.dst[0]] = value::of_bits(*r);
+    } else {
+      value p;
+      p.t = value::tag::predicate;
+      p.k = rkind::f32;
+      p.cmp = f.cmp;
+      p.r = args[0];
+      p.r2 = args[1];
+      regs[f.dst[0]] = std::move(p);
+    }
+    return;
+  }
+  if constexpr (requires { D::template f32_plain<aop::add>(0.0, 0.0, 0.0); }) {
+    if (f.plain) {
+      double r = 0;
+      switch (f.arith) {
+        case aop::add: r = D::template f32_plain<aop::add>(args[0], args[1], 0.0); break;
+        case aop::sub: r = D::template f32_plain<aop::sub>(args[0], args[1], 0.0); break;
+        case aop::mul: r = D::template f32_plain<aop::mul>(args[0], args[1], 0.0); break;
+        default: r = D::template f32_plain<aop::fma>(args[0], args[1], args[2]); break;  // plain: add/sub/mul/fma
+      }
+      // A NaN's payload is whichever operand's NaN the compiled code propagates, which IEEE
+      // leaves open: take it from arith itself, so that NaNs too are arith's bit for bit.
+      if (!std::isnan(r)) {
+        regs[f.dst[0]] = value::of_real(r, rkind::f32);
+        return;
+      }
+    }
+  }
+  real r = guarded([&] { return d_.arith(f.arith, std::span<const real>(args, f.n), rkind::f32, f.mode); }, t);
+  regs[f.dst[0]] = value::of_real(std::move(r), rkind::f32);
+}
+
+}  // namespace gpueq::exec
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif

@@ -1,0 +1,296 @@
+// Integer and bit arithmetic (semantics of engine<D, O>, declared in exec/engine.hpp): the integer
+// ALU on concrete bits (with the provenance of address arithmetic), the part of it that integer
+// *data* may take part in symbolically (data_op), and the fast forms of the common integer
+// instructions, integer cvt and integer setp.
+#pragma once
+
+#include <gpueq/exec/engine.hpp>
+#include <gpueq/exec/semantics/bits.hpp>
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <cstdlib>
+#include <optional>
+#include <span>
+#include <string>
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wrestrict"  // GCC bug 105329, as in exec/engine.hpp
+#endif
+
+namespace gpueq::exec {
+
+// Integer arithmetic that integer *data* may take part in (symbolic in a symbolic run).
+template <value_domain D, observer O>
+inline std::optional<aop> engine<D, O>::data_op(const xinstr& x) const {
+  using op = ptx::opcode;
+  switch (x.op) {
+    case op::add: return aop::add;
+    case op::sub: return aop::sub;
+    case op::mul: return x.has(flag::hi) ? std::nullopt : std::optional(aop::mul);
+    case op::mad: return x.has(flag::hi) || x.has(flag::cc) ? std::nullopt : std::optional(aop::fma);
+    case op::neg: return aop::neg;
+    case op::abs: return aop::abs;
+    case op::min: return aop::min;
+    case op::max: return aop::max;
+    default: return std::nullopt;
+  }
+}
+
+template <value_domain D, observer O>
+inline void engine<D, O>::integer_op(std::uint32_t t, const xinstr& x) {
+  using op = ptx::opcode;
+  std::size_t n = x.ops.size() - 1;
+  value in[5];
+  for (std::size_t i = 0; i < n && i < 5; ++i) in[i] = read(t, x.ops[i + 1]);
+  if constexpr (D::symbolic) {
+    bool symbolic = false;
+    for (std::size_t i = 0; i < n && i < 5; ++i) symbolic = symbolic || is_symbolic(in[i]);
+    if (symbolic) {
+      auto o = data_op(x);
+      if (!o || x.op == op::bfe)
+        fail_at(error_kind::not_structured, t,
+                std::string("integer instruction '") + std::string(ptx::name(x.op)) + "' on symbolic data");
+      real args[3];
+      for (std::size_t i = 0; i < n && i < 3; ++i) args[i] = to_real(in[i], rkind::integer, t);
+      real r = guarded([&] { return d_.arith(*o, std::span<const real>(args, std::min<std::size_t>(n, 3)), rkind::integer, {}); }, t);
+      return write(t, x.ops[0], value::of_real(r, rkind::integer));
+    }
+  }
+  std::uint64_t a = n > 0 ? to_bits(in[0], t) : 0, b = n > 1 ? to_bits(in[1], t) : 0, c = n > 2 ? to_bits(in[2], t) : 0;
+  vtype ty = x.type;
+  std::uint64_t m = mask_of(ty);
+  bool s = is_signed(ty);
+  std::int64_t sa = sext(a, ty), sb = sext(b, ty);
+  std::uint64_t ua = a & m, ub = b & m;
+  auto wide_type = [&] {
+    switch (ty) {
+      case vtype::s16: return vtype::s32;
+      case vtype::u16: return vtype::u32;
+      case vtype::s32: return vtype::s64;
+      default: return vtype::u64;
+    }
+  };
+  auto product = [&](std::uint64_t& lo, std::uint64_t& hi) {  // full 2w-bit product
+    if (bytes(ty) <= 4) {
+      std::uint64_t p = s ? static_cast<std::uint64_t>(sa * sb) : ua * ub;
+      lo = p & m;
+      hi = (p >> (8 * bytes(ty))) & m;
+      if (x.has(flag::wide)) lo = p;
+    } else {
+      __extension__ using u128 = unsigned __int128;
+      __extension__ using i128 = __int128;
+      u128 p = s ? static_cast<u128>(static_cast<i128>(sa) * sb) : static_cast<u128>(ua) * ub;
+      lo = static_cast<std::uint64_t>(p);
+      hi = static_cast<std::uint64_t>(p >> 64);
+    }
+  };
+  std::uint64_t r = 0;
+  vtype out = ty;
+  switch (x.op) {
+    case op::add: r = a + b; break;
+    case op::sub: r = a - b; break;
+    case op::mul: {
+      std::uint64_t lo, hi;
+      product(lo, hi);
+      r = x.has(flag::hi) ? hi : lo;
+      if (x.has(flag::wide)) out = wide_type();
+      break;
+    }
+    case op::mad: {
+      std::uint64_t lo, hi;
+      product(lo, hi);
+      r = (x.has(flag::hi) ? hi : lo) + c;
+      if (x.has(flag::wide)) out = wide_type();
+      break;
+    }
+    case op::mul24: r = static_cast<std::uint64_t>(sext(a, vtype::s32) * sext(b, vtype::s32)); break;
+    case op::mad24: r = static_cast<std::uint64_t>(sext(a, vtype::s32) * sext(b, vtype::s32)) + c; break;
+    case op::sad: r = (s ? static_cast<std::uint64_t>(std::abs(sa - sb)) : (ua > ub ? ua - ub : ub - ua)) + c; break;
+    case op::div:
+      if (ub == 0) fail_at(error_kind::domain, t, "integer division by zero");
+      r = s ? static_cast<std::uint64_t>(sa / sb) : ua / ub;
+      break;
+    case op::rem:
+      if (ub == 0) fail_at(error_kind::domain, t, "integer remainder by zero");
+      r = s ? static_cast<std::uint64_t>(sa % sb) : ua % ub;
+      break;
+    case op::abs: r = static_cast<std::uint64_t>(sa < 0 ? -sa : sa); break;
+    case op::neg: r = static_cast<std::uint64_t>(-sa); break;
+    case op::min: r = s ? static_cast<std::uint64_t>(std::min(sa, sb)) : std::min(ua, ub); break;
+    case op::max: r = s ? static_cast<std::uint64_t>(std::max(sa, sb)) : std::max(ua, ub); break;
+    case op::and_: r = a & b; break;
+    case op::or_: r = a | b; break;
+    case op::xor_: r = a ^ b; break;
+    case op::not_: r = ~a; break;
+    case op::cnot: r = ua == 0; break;
+    case op::shl: r = (b & 0xffffffff) >= 8 * bytes(ty) ? 0 : a << (b & 0xffffffff); break;
+    case op::shr: {
+      std::uint64_t sh = std::min<std::uint64_t>(b & 0xffffffff, 8 * bytes(ty));
+      if (s) r = static_cast<std::uint64_t>(sh >= 64 ? (sa < 0 ? -1 : 0) : sa >> std::min<std::uint64_t>(sh, 63));
+      else r = sh >= 64 ? 0 : ua >> sh;
+      break;
+    }
+    case op::popc: r = static_cast<std::uint64_t>(std::popcount(ua)); out = vtype::u32; break;
+    case op::clz: r = static_cast<std::uint64_t>(std::countl_zero(ua) - (64 - 8 * static_cast<int>(bytes(ty)))); out = vtype::u32; break;
+    case op::brev: {
+      std::uint64_t v = 0;
+      unsigned w = 8 * bytes(ty);
+      for (unsigned i = 0; i < w; ++i) v |= ((ua >> i) & 1) << (w - 1 - i);
+      r = v;
+      break;
+    }
+    case op::bfind: {
+      unsigned w = 8 * bytes(ty);
+      std::uint64_t v = s && sa < 0 ? ~ua & m : ua;
+      r = v == 0 ? 0xffffffffu : static_cast<std::uint64_t>(63 - std::countl_zero(v));
+      if (x.has(flag::shiftamt) && v) r = w - 1 - r;
+      out = vtype::u32;
+      break;
+    }
+    case op::bfe: {
+      unsigned pos = static_cast<unsigned>(b & 0xff), len = static_cast<unsigned>(c & 0xff), w = 8 * bytes(ty);
+      std::uint64_t v = 0;
+      bool sign = s && len > 0 && ((ua >> std::min(pos + len - 1, w - 1)) & 1);
+      for (unsigned i = 0; i < w; ++i) {
+        bool bit = i < len ? (pos + i < w ? (ua >> (pos + i)) & 1 : sign) : (s ? sign : 0);
+        v |= std::uint64_t{bit} << i;
+      }
+      r = v;
+      break;
+    }
+    case op::bfi: {
+      std::uint64_t d4 = n > 3 ? to_bits(in[3], t) : 0;
+      unsigned pos = static_cast<unsigned>(c & 0xff), len = static_cast<unsigned>(d4 & 0xff), w = 8 * bytes(ty);
+      std::uint64_t v = ub;
+      for (unsigned i = 0; i < len && pos + i < w; ++i) {
+        v &= ~(std::uint64_t{1} << (pos + i));
+        v |= ((ua >> i) & 1) << (pos + i);
+      }
+      r = v;
+      break;
+    }
+    case op::prmt: {
+      if (x.has(flag::f4e) || n != 3) fail_at(error_kind::unsupported, t, "prmt mode");
+      std::uint64_t bytes8 = (ua & 0xffffffff) | ((ub & 0xffffffff) << 32);
+      std::uint64_t v = 0;
+      for (unsigned i = 0; i < 4; ++i) {
+        unsigned sel = static_cast<unsigned>((c >> (4 * i)) & 0xf);
+        std::uint64_t byte = (bytes8 >> (8 * (sel & 7))) & 0xff;
+        if (sel & 8) byte = (byte & 0x80) ? 0xff : 0;
+        v |= byte << (8 * i);
+      }
+      r = v;
+      break;
+    }
+    case op::lop3: {
+      std::uint64_t lut = to_bits(in[3], t) & 0xff, v = 0;
+      for (unsigned i = 0; i < 8 * bytes(ty); ++i) {
+        unsigned idx = static_cast<unsigned>(((a >> i) & 1) << 2 | ((b >> i) & 1) << 1 | ((c >> i) & 1));
+        v |= ((lut >> idx) & 1) << i;
+      }
+      r = v;
+      break;
+    }
+    case op::shf: {
+      unsigned sh = static_cast<unsigned>(c & 0xffffffff);
+      sh = x.has(flag::wrap) ? sh & 31 : std::min(sh, 32u);
+      std::uint64_t both = (ub & 0xffffffff) << 32 | (ua & 0xffffffff);
+      r = x.has(flag::l) ? (both << sh) >> 32 : both >> sh;
+      break;
+    }
+    default: fail_at(error_kind::unsupported, t, "this integer instruction");
+  }
+  if (ty == vtype::pred) return write(t, x.ops[0], value::of_bits(r & 1));
+  r &= mask_of(out);
+  if (is_signed(out)) r = static_cast<std::uint64_t>(sext(r, out));
+  value result = value::of_bits(r);
+  // Address arithmetic keeps the array the address came from: base + offset, base - offset,
+  // and mad's addend (mad.wide idx, 4, base).
+  std::uint32_t pa = in[0].t == value::tag::bits ? in[0].provenance : 0;
+  std::uint32_t pb = n > 1 && in[1].t == value::tag::bits ? in[1].provenance : 0;
+  std::uint32_t pc = n > 2 && in[2].t == value::tag::bits ? in[2].provenance : 0;
+  if (x.op == op::add) result.provenance = pa && pb ? 0 : pa + pb;
+  else if (x.op == op::sub) result.provenance = pb ? 0 : pa;
+  else if (x.op == op::mad && !x.has(flag::hi)) result.provenance = pc;
+  write(t, x.ops[0], result);
+}
+
+// Integer forms: every source register must hold concrete bits.
+template <value_domain D, observer O>
+inline bool engine<D, O>::fast_integer(value* regs, const fast_form& f) {
+  std::uint64_t v[3] = {f.imms[0], f.imms[1], f.imms[2]};
+  std::uint32_t prov[3] = {0, 0, 0};
+  for (std::uint32_t i = 0; i < f.n; ++i) {
+    if (f.is_imm(i)) continue;
+    const value& c = regs[f.src[i]];
+    if (c.t != value::tag::bits) return false;
+    v[i] = c.bits;
+    prov[i] = c.provenance;
+  }
+  const std::uint64_t a = v[0], b = v[1], c = v[2];
+  const unsigned ts = f.t_shift;
+  const bool s = f.t_signed;
+  auto sx = [&](std::uint64_t y) { return static_cast<std::int64_t>(y << ts) >> ts; };  // sign-extended
+  auto zx = [&](std::uint64_t y) { return (y << ts) >> ts; };                              // zero-extended
+  std::uint64_t r = 0;
+  std::uint32_t provenance = 0;
+  switch (f.op) {
+    case fast_op::int_add: r = a + b; provenance = prov[0] && prov[1] ? 0 : prov[0] + prov[1]; break;
+    case fast_op::int_sub: r = a - b; provenance = prov[1] ? 0 : prov[0]; break;
+    case fast_op::int_mul_lo: r = a * b; break;
+    case fast_op::int_mad_lo: r = a * b + c; provenance = prov[2]; break;
+    case fast_op::int_mul_wide: case fast_op::int_mad_wide:
+      r = s ? static_cast<std::uint64_t>(sx(a) * sx(b)) : zx(a) * zx(b);
+      if (f.op == fast_op::int_mad_wide) {
+        r += c;
+        provenance = prov[2];
+      }
+      break;
+    case fast_op::int_shl: r = (b & 0xffffffff) >= 64 - ts ? 0 : a << (b & 0xffffffff); break;
+    case fast_op::int_shr: {
+      std::uint64_t sh = std::min<std::uint64_t>(b & 0xffffffff, 64 - ts);
+      if (s) r = static_cast<std::uint64_t>(sh >= 64 ? (sx(a) < 0 ? -1 : 0) : sx(a) >> std::min<std::uint64_t>(sh, 63));
+      else r = sh >= 64 ? 0 : zx(a) >> sh;
+      break;
+    }
+    case fast_op::int_and: r = a & b; break;
+    case fast_op::int_or: r = a | b; break;
+    case fast_op::int_xor: r = a ^ b; break;
+    case fast_op::int_min: r = s ? static_cast<std::uint64_t>(std::min(sx(a), sx(b))) : std::min(zx(a), zx(b)); break;
+    case fast_op::int_max: r = s ? static_cast<std::uint64_t>(std::max(sx(a), sx(b))) : std::max(zx(a), zx(b)); break;
+    case fast_op::cvt_int: r = s ? static_cast<std::uint64_t>(sx(a)) : zx(a); provenance = prov[0]; break;
+    case fast_op::setp_int: {
+      std::uint64_t ua = zx(a), ub = zx(b);
+      std::int64_t sa = sx(a), sb = sx(b);
+      bool q = false;
+      switch (f.cmp) {
+        case cmp_op::eq: q = ua == ub; break;
+        case cmp_op::ne: q = ua != ub; break;
+        case cmp_op::lt: q = s ? sa < sb : ua < ub; break;
+        case cmp_op::le: q = s ? sa <= sb : ua <= ub; break;
+        case cmp_op::gt: q = s ? sa > sb : ua > ub; break;
+        case cmp_op::ge: q = s ? sa >= sb : ua >= ub; break;
+        case cmp_op::lo: q = ua < ub; break;
+        case cmp_op::ls: q = ua <= ub; break;
+        case cmp_op::hi: q = ua > ub; break;
+        default: q = ua >= ub; break;  // hs (the form admits eq..hs only)
+      }
+      regs[f.dst[0]] = value::of_bits(q);
+      return true;
+    }
+    default: return false;
+  }
+  value out = value::of_bits(cut(r, f.r_shift, f.r_signed));
+  out.provenance = provenance;
+  regs[f.dst[0]] = out;
+  return true;
+}
+
+}  // namespace gpueq::exec
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif

@@ -1,0 +1,483 @@
+// Memory (semantics of engine<D, O>, declared in exec/engine.hpp): the layout of the CTA's regions
+// (tensors, module variables, shared and local memory) at setup, effective addresses and the region
+// an address lands in (out-of-bounds reports name the array), loads (input elements materialize on
+// first read, pieces of stored values are assembled), stores, the observer's access events, the
+// final value of an output element, and the fast forms of ld and st with their per-instruction
+// region hint.
+#pragma once
+
+#include <gpueq/exec/engine.hpp>
+#include <gpueq/exec/semantics/bits.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wrestrict"  // GCC bug 105329, as in exec/engine.hpp
+#endif
+
+namespace gpueq::exec {
+
+// Lays out the regions: the launch's tensors, module-scope .global/.const/.shared variables, the
+// kernel's own .shared and .local variables and dynamic shared memory, with their symbols; binds
+// the kernel parameters' symbols; orders each window's regions for the search and marks those
+// the fast forms find by their hint. Part of setup.
+template <value_domain D, observer O>
+inline void engine<D, O>::layout_memory(run_info& info) {
+  // Global tensors first, so tensor i is region i.
+  for (std::uint32_t i = 0; i < l_.tensors.size(); ++i) {
+    const auto& t = l_.tensors[i];
+    region<real> r;
+    r.space = memory_space::global;
+    r.name = t.name;
+    r.base = (std::uint64_t{i} + 1) * address::global_stride;
+    r.bytes = t.bytes();
+    r.element_bytes = t.element_bytes;
+    r.kind = t.kind;
+    r.inputs = t.input;
+    r.output = t.output;
+    r.tensor = i;
+    r.shape = t.shape;
+    regions_.push_back(std::move(r));
+  }
+  std::uint64_t next_global = (l_.tensors.size() + 1) * address::global_stride;
+  // Module-scope variables (.global, .const, .shared) and the kernel's own .shared/.local.
+  std::uint64_t shared_top = 0;
+  auto add_variable = [&](const ptx::variable& v) {
+    std::uint32_t el = static_cast<std::uint32_t>(std::max<std::uint32_t>(1, bytes(type_of(v.type))) * std::max<std::uint32_t>(1, v.vec));
+    // nvcc declares `float s[64]` as `.align 4 .b8 s[256]`: the alignment is the element size
+    // (for naming addresses as s[index] in reports; accesses are by byte range regardless).
+    std::uint32_t named = el == 1 && v.align > 1 ? std::min<std::uint32_t>(v.align, 8) : el;
+    std::uint64_t size = v.elements() * el;
+    std::uint64_t align = std::max<std::uint64_t>(v.align ? v.align : el, 1);
+    if (v.space == ptx::state_space::shared) {
+      bool dynamic = v.dims.size() == 1 && v.dims[0] == 0;
+      if (dynamic) {
+        dynamic_symbols_.push_back(v.name);
+        return;
+      }
+      shared_top = (shared_top + align - 1) / align * align;
+      add_region(memory_space::shared, v, shared_top, size, named);
+      shared_top += size;
+    } else if (v.space == ptx::state_space::global || v.space == ptx::state_space::constant) {
+      add_region(v.space == ptx::state_space::global ? memory_space::global : memory_space::constant, v,
+                 next_global, size, el);
+      initialize(regions_.back(), v, el);
+      next_global += address::global_stride;
+    } else if (v.space == ptx::state_space::local) {
+      local_top_ = (local_top_ + align - 1) / align * align;
+      symbols_[v.name] = symbol{symbol::kind::local, 0, local_top_};
+      local_top_ += size;
+    }
+  };
+  for (const auto& v : p_.module->globals) add_variable(v);
+  for (const auto& v : p_.function->locals) add_variable(v);
+  if (!dynamic_symbols_.empty() || l_.dynamic_shared_bytes) {
+    shared_top = (shared_top + 15) / 16 * 16;
+    region<real> r;
+    r.space = memory_space::shared;
+    r.name = dynamic_symbols_.empty() ? std::string("dynamic shared") : support::readable_symbol(p_.str(dynamic_symbols_[0]));
+    r.base = shared_top;
+    r.bytes = l_.dynamic_shared_bytes;
+    r.element_bytes = 4;
+    auto index = static_cast<std::uint32_t>(regions_.size());
+    regions_.push_back(std::move(r));
+    for (auto s : dynamic_symbols_) symbols_[s] = symbol{symbol::kind::region, index, 0};
+    shared_top += l_.dynamic_shared_bytes;
+  }
+  shared_bytes_ = shared_top;
+  for (std::uint32_t i = 0; i < p_.function->params.size(); ++i)
+    symbols_[p_.function->params[i].name] = symbol{symbol::kind::param, i, 0};
+  if (l_.params.size() != p_.function->params.size())
+    fail(error_kind::unsupported, 0,
+         "the launch binds " + std::to_string(l_.params.size()) + " parameters but the kernel has " +
+             std::to_string(p_.function->params.size()));
+  for (std::uint32_t i = 0; i < regions_.size(); ++i) {
+    const auto& r = regions_[i];
+    info.regions.push_back(region_desc{r.space, r.name, r.element_bytes, r.bytes,
+                                       r.space == memory_space::global && r.inputs && !r.output});
+    if (r.space == memory_space::shared) shared_order_.push_back(i);
+    else global_order_.push_back(i);
+  }
+  auto by_base = [&](std::uint32_t a, std::uint32_t b) { return regions_[a].base < regions_[b].base; };
+  std::sort(shared_order_.begin(), shared_order_.end(), by_base);
+  std::sort(global_order_.begin(), global_order_.end(), by_base);
+  // A region no other region of its window starts inside: an address within it is found by the
+  // per-instruction hint without the search (locate_fast).
+  windows_.assign(regions_.size(), fast_window{});
+  for (const auto* order : {&shared_order_, &global_order_})
+    for (std::uint32_t i : *order) {
+      auto& r = regions_[i];
+      bool clean = true;
+      for (std::uint32_t j : *order)
+        if (j != i && regions_[j].base >= r.base && regions_[j].base - r.base < r.bytes) clean = false;
+      windows_[i] = fast_window{r.base, clean ? r.bytes : 0, &r, r.space == memory_space::shared};
+    }
+}
+
+template <value_domain D, observer O>
+inline void engine<D, O>::add_region(memory_space space, const ptx::variable& v, std::uint64_t base, std::uint64_t size,
+                                      std::uint32_t el) {
+  region<real> r;
+  r.space = space;
+  r.name = support::readable_symbol(p_.str(v.name));
+  r.base = base;
+  r.bytes = size;
+  r.element_bytes = el;
+  auto index = static_cast<std::uint32_t>(regions_.size());
+  regions_.push_back(std::move(r));
+  symbols_[v.name] = symbol{symbol::kind::region, index, 0};
+}
+
+// Module .global/.const variables: their initializer, or zeros (static storage).
+template <value_domain D, observer O>
+inline void engine<D, O>::initialize(region<real>& r, const ptx::variable& v, std::uint32_t el) {
+  std::uint64_t count = v.elements();
+  for (std::uint64_t i = 0; i < count; ++i) {
+    std::uint64_t bits = 0;
+    if (v.has_init && i < v.init.size()) bits = static_cast<std::uint64_t>(v.init[i].value);
+    r.store(i * el, el, value::of_bits(bits));
+  }
+}
+
+// The final value of an output tensor element (see the declaration in exec/engine.hpp).
+template <value_domain D, observer O>
+inline auto engine<D, O>::output(std::uint32_t tensor, std::uint64_t element) -> std::optional<value> {
+  region<real>& r = regions_[tensor];
+  std::uint64_t off = element * r.element_bytes;
+  bool written = false;
+  for (std::uint32_t b = 0; b < r.element_bytes; ++b) written = written || r.slot(off + b);
+  if (!written) return std::nullopt;
+  if (const value* c = r.exact(off, r.element_bytes)) return *c;
+  return assemble(r, off, r.element_bytes, 0, 0);
+}
+
+// An output element's cell as a finished domain value (integer tensors by width and signedness).
+template <value_domain D, observer O>
+inline typename D::result engine<D, O>::output_value(std::uint32_t tensor, const value& c) {
+  const tensor_binding& t = l_.tensors[tensor];
+  if (t.kind == rkind::integer && c.t == value::tag::bits) {
+    std::uint64_t b = c.bits;
+    unsigned w = 8 * t.element_bytes;
+    if (w < 64) {
+      b &= (std::uint64_t{1} << w) - 1;
+      if (t.is_signed && (b >> (w - 1)) & 1) b |= ~((std::uint64_t{1} << w) - 1);
+    }
+    return d_.finish(d_.from_int(static_cast<std::int64_t>(b)));
+  }
+  return d_.finish(to_real(c, t.kind, 0));
+}
+
+// A kernel parameter's value: a tensor's base address (with the tensor as provenance), or a
+// scalar's bits, or a symbolic scalar input. Part of setup.
+template <value_domain D, observer O>
+inline auto engine<D, O>::param_value(std::uint32_t i) -> value {
+  const param_binding& b = l_.params[i];
+  if (b.tensor) {
+    value v = value::of_bits(regions_[b.index].base);
+    v.provenance = b.index + 1;
+    return v;
+  }
+  const scalar_binding& s = l_.scalars[b.index];
+  vtype t = type_of(p_.function->params[i].type);
+  if (s.symbolic) {
+    input_ref in{static_cast<std::uint32_t>(l_.tensors.size() + b.index), s.name, 0, {},
+                 rkind_of(t).value_or(rkind::f32)};
+    return value::of_real(guarded([&] { return d_.input(in); }, 0), in.kind);
+  }
+  if (auto k = rkind_of(t)) return value::of_bits(floats::encode(floats::round_to(s.value, *k), *k));
+  return value::of_bits(static_cast<std::uint64_t>(static_cast<std::int64_t>(s.value)));
+}
+
+template <value_domain D, observer O>
+inline auto engine<D, O>::effective_address(std::uint32_t t, const xoperand& a) -> address_value {
+  if (a.k != xoperand::kind::address) fail_at(error_kind::unsupported, t, "memory operand is not an address");
+  if (a.base_symbol) {
+    auto it = symbols_.find(a.sym);
+    if (it != symbols_.end() && it->second.k == symbol::kind::param) return {a.imm, 0};  // offset in the parameter
+    if (!a.sym) return {a.imm, 0};
+    return {symbol_address(t, a.sym, a.imm), symbol_provenance(a.sym)};
+  }
+  const value& base = reg(t, a.reg);
+  return {to_bits(base, t) + a.imm, base.t == value::tag::bits ? base.provenance : 0};
+}
+
+template <value_domain D, observer O>
+inline auto engine<D, O>::locate(std::uint32_t t, ptx::state_space space, address_value where_to,
+    std::uint32_t width) -> place {
+  std::uint64_t addr = where_to.at;
+  if (space == ptx::state_space::generic) {
+    if (addr >= address::local_window && addr < address::local_window + address::window_size) {
+      space = ptx::state_space::local;
+      addr -= address::local_window;
+    } else if (addr >= address::shared_window && addr < address::shared_window + address::window_size) {
+      space = ptx::state_space::shared;
+      addr -= address::shared_window;
+    } else {
+      space = ptx::state_space::global;
+    }
+  }
+  if (space == ptx::state_space::local) {
+    if (addr + width > local_top_)
+      fail_at(error_kind::out_of_bounds, t, "local memory access at offset " + std::to_string(addr) + " outside the " +
+                                                std::to_string(local_top_) + "-byte local depot");
+    auto& lr = locals_[t];
+    if (!lr) {
+      lr = std::make_unique<region<real>>();
+      lr->space = memory_space::local;
+      lr->name = "local";
+      lr->bytes = local_top_;
+    }
+    return place{lr.get(), ~0u, addr};
+  }
+  const auto& order = space == ptx::state_space::shared ? shared_order_ : global_order_;
+  // The region whose base is the largest not above addr.
+  auto it = std::upper_bound(order.begin(), order.end(), addr,
+                             [&](std::uint64_t a, std::uint32_t index) { return a < regions_[index].base; });
+  std::uint32_t from = where_to.provenance;
+  auto past_end = [&](const region<real>& r, std::int64_t off, const std::string& lands) {
+    std::uint32_t unit = r.element_bytes > 1 ? r.element_bytes : std::max<std::uint32_t>(width, 1);
+    fail_at(error_kind::out_of_bounds, t,
+            std::string(space == ptx::state_space::shared ? "shared" : "global") + " access to " + r.name + "[" +
+                std::to_string(off / static_cast<std::int64_t>(unit)) + "] (byte " + std::to_string(off) + ", " +
+                std::to_string(width) + " bytes) outside the array (" + std::to_string(r.bytes / unit) +
+                " elements of " + std::to_string(unit) + " bytes)" + lands);
+  };
+  if (it != order.begin()) {
+    std::uint32_t i = *(it - 1);
+    region<real>& r = regions_[i];
+    if (addr - r.base + width <= r.bytes) {
+      // In bounds of r; but an address computed from another array is still out of that one's
+      // bounds, even where the GPU tolerates it because the arrays are adjacent.
+      if (from && from - 1 != i && from - 1 < regions_.size() && regions_[from - 1].space == r.space)
+        past_end(regions_[from - 1], static_cast<std::int64_t>(addr - regions_[from - 1].base),
+                 "; the address lies in " + r.name);
+      return place{&r, i, addr - r.base};
+    }
+    if (addr - r.base < r.bytes + 4096) past_end(r, static_cast<std::int64_t>(addr - r.base), "");
+  }
+  if (from && from - 1 < regions_.size())
+    past_end(regions_[from - 1], static_cast<std::int64_t>(addr - regions_[from - 1].base), "");
+  fail_at(error_kind::out_of_bounds, t,
+          std::string(space == ptx::state_space::shared ? "shared" : "global") + " access at address 0x" + hex(addr) +
+              " is in no " + (space == ptx::state_space::shared ? "shared array" : "tensor"));
+}
+
+template <value_domain D, observer O>
+inline void engine<D, O>::observe(std::uint32_t t, const place& p, std::uint32_t width, access_kind kind,
+    std::uint32_t pc, std::uint64_t identity) {
+  if (p.index == ~0u) return;
+  if (p.r->space != memory_space::global && p.r->space != memory_space::shared) return;
+  o_.on_access(access{t, p.index, p.offset, width, kind, pc, identity});
+}
+
+template <value_domain D, observer O>
+inline std::uint64_t engine<D, O>::identity_of(const value& v) {
+  switch (v.t) {
+    case value::tag::bits: return (v.bits * 0x9e3779b97f4a7c15ull) | 1;
+    case value::tag::real: return d_.identity(v.r);
+    case value::tag::packed: return (d_.identity(v.r) * 31 + d_.identity(v.r2)) | 1;
+    default: return 0;
+  }
+}
+
+// Reads [offset, offset + width) of a region as one cell.
+template <value_domain D, observer O>
+inline auto engine<D, O>::load_cell(std::uint32_t t, region<real>& r, std::uint64_t offset,
+    std::uint32_t width) -> value {
+  if (const value* c = r.exact(offset, width)) return *c;
+  return load_pieces(t, r, offset, width);
+}
+
+template <value_domain D, observer O>
+auto engine<D, O>::load_pieces(std::uint32_t t, region<real>& r, std::uint64_t offset,
+    std::uint32_t width) -> value {
+  bool any_unwritten = false;
+  for (std::uint32_t b = 0; b < width; ++b) any_unwritten = any_unwritten || !r.slot(offset + b);
+  if (any_unwritten) {
+    if (!r.inputs) {
+      if (r.space == memory_space::constant) return value::of_bits(0);
+      std::string what = r.space == memory_space::global ? "output tensor " + r.name + " before any thread writes it"
+                         : r.space == memory_space::shared ? "uninitialized shared memory " + r.name
+                                                           : std::string("uninitialized local memory");
+      fail_at(error_kind::uninitialized, t,
+              "read of " + what + " (element " + std::to_string(offset / r.element_bytes) + ", byte " +
+                  std::to_string(offset) + ")");
+    }
+    // Unwritten elements of an input tensor are inputs: materialize the ones the read touches.
+    std::uint64_t first = offset / r.element_bytes, last = (offset + width - 1) / r.element_bytes;
+    for (std::uint64_t e = first; e <= last; ++e) {
+      bool fresh = true;
+      for (std::uint32_t b = 0; b < r.element_bytes; ++b) fresh = fresh && !r.slot(e * r.element_bytes + b);
+      if (!fresh) continue;
+      input_ref in{r.tensor, r.name, e, r.shape, r.kind};
+      r.store(e * r.element_bytes, r.element_bytes, value::of_real(guarded([&] { return d_.input(in); }, t), r.kind));
+    }
+    if (const value* c = r.exact(offset, width)) return *c;
+  }
+  return assemble(r, offset, width, t, 1);
+}
+
+// A read that covers pieces of stored values: two halves make a packed word; a half of a packed
+// word is a half; otherwise concrete bytes are put together.
+template <value_domain D, observer O>
+inline auto engine<D, O>::assemble(region<real>& r, std::uint64_t offset, std::uint32_t width, std::uint32_t t,
+    int in_thread) -> value {
+  const auto& first = r.value(r.slot(offset));
+  if (width == 4 && first.width == 2 && first.offset == offset) {
+    std::uint32_t s2 = r.slot(offset + 2);
+    if (s2) {
+      const auto& second = r.value(s2);
+      if (second.offset == offset + 2 && second.width == 2 && first.value.t == value::tag::real &&
+          second.value.t == value::tag::real && first.value.k != rkind::integer)
+        return value::of_packed(first.value.r, second.value.r, first.value.k);
+    }
+  }
+  if (width == 2 && first.width == 4 && first.value.t == value::tag::packed && (offset - first.offset) % 2 == 0)
+    return value::of_real(offset == first.offset ? first.value.r : first.value.r2, first.value.k);
+  std::uint64_t bits = 0;
+  for (std::uint32_t b = 0; b < width; ++b) {
+    std::uint32_t s = r.slot(offset + b);
+    if (!s) fail_at(error_kind::uninitialized, t, "read of partly written memory in " + r.name);
+    const auto& sv = r.value(s);
+    if (in_thread == 0 && is_symbolic(sv.value))
+      throw run_failure(run_error{error_kind::not_structured, 0, 0, false,
+                                  r.name + ": an output element holds pieces of symbolic values"});
+    std::uint64_t vb = to_bits(sv.value, t);
+    bits |= ((vb >> (8 * (offset + b - sv.offset))) & 0xff) << (8 * b);
+  }
+  return value::of_bits(bits);
+}
+
+template <value_domain D, observer O>
+inline void engine<D, O>::check_alignment(std::uint32_t t, std::uint64_t addr, std::uint32_t width) {
+  if (width > 1 && addr % width != 0)
+    fail_at(error_kind::misaligned, t,
+            "a " + std::to_string(width) + "-byte access at address 0x" + hex(addr) + " is not aligned to its width");
+}
+
+template <value_domain D, observer O>
+inline std::uint32_t engine<D, O>::access_width(const xinstr& x) const { return bytes(x.type); }
+
+template <value_domain D, observer O>
+inline void engine<D, O>::load(std::uint32_t t, const xinstr& x, std::uint32_t pc) {
+  const xoperand& dst = x.ops[0];
+  address_value addr = effective_address(t, x.ops[1]);
+  std::uint32_t w = access_width(x);
+  std::uint32_t n = dst.k == xoperand::kind::vector ? static_cast<std::uint32_t>(dst.elems.size()) : 1;
+  if (x.space == ptx::state_space::param) {
+    const xoperand& a = x.ops[1];
+    auto it = symbols_.find(a.sym);
+    if (!a.base_symbol || it == symbols_.end() || it->second.k != symbol::kind::param || a.imm != 0 || n != 1)
+      fail_at(error_kind::unsupported, t, "a parameter read other than a whole scalar parameter");
+    return write(t, dst, params_[it->second.index]);
+  }
+  check_alignment(t, addr.at, w * n);
+  place p = locate(t, x.has_space ? x.space : ptx::state_space::generic, addr, w * n);
+  observe(t, p, w * n, access_kind::read, pc);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    value v = load_cell(t, *p.r, p.offset + std::uint64_t{i} * w, w);
+    if (v.t == value::tag::bits && is_signed(x.type)) v.bits = static_cast<std::uint64_t>(sext(v.bits, x.type));
+    else if (v.t == value::tag::bits) v.bits &= mask_of(x.type);
+    write(t, n == 1 ? dst : dst.elems[i], std::move(v));
+  }
+}
+
+template <value_domain D, observer O>
+inline void engine<D, O>::store(std::uint32_t t, const xinstr& x, std::uint32_t pc) {
+  const xoperand& src = x.ops[1];
+  address_value addr = effective_address(t, x.ops[0]);
+  std::uint32_t w = access_width(x);
+  std::uint32_t n = src.k == xoperand::kind::vector ? static_cast<std::uint32_t>(src.elems.size()) : 1;
+  if (x.space == ptx::state_space::param) fail_at(error_kind::unsupported, t, "a store to parameter space");
+  check_alignment(t, addr.at, w * n);
+  place p = locate(t, x.has_space ? x.space : ptx::state_space::generic, addr, w * n);
+  if (p.r->space == memory_space::constant) fail_at(error_kind::unsupported, t, "a store to constant memory");
+  std::vector<value> vs;
+  std::uint64_t ident = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    value v = read(t, n == 1 ? src : src.elems[i]);
+    if (v.t == value::tag::bits) v.bits &= mask_of(x.type);
+    if (v.t == value::tag::predicate) fail_at(error_kind::not_structured, t, "a store of a symbolic predicate");
+    ident = ident * 0x100000001b3ull + identity_of(v);
+    vs.push_back(std::move(v));
+  }
+  observe(t, p, w * n, access_kind::write, pc, ident | 1);
+  for (std::uint32_t i = 0; i < n; ++i) p.r->store(p.offset + std::uint64_t{i} * w, w, std::move(vs[i]));
+}
+
+// The region of a fast load or store: the region this instruction touched last when the address
+// lies inside it (and was derived from it or from no array), else the generic search, which
+// also reports an access outside every array.
+template <value_domain D, observer O>
+inline auto engine<D, O>::locate_fast(std::uint32_t t, std::uint32_t pc, ptx::state_space space, address_value a,
+    std::uint32_t width) -> place {
+  std::uint64_t addr = a.at;
+  bool shared = space == ptx::state_space::shared;
+  if (space == ptx::state_space::generic) {
+    if (addr >= address::local_window && addr < address::local_window + address::window_size)
+      return locate(t, space, a, width);
+    shared = addr >= address::shared_window && addr < address::shared_window + address::window_size;
+    if (shared) addr -= address::shared_window;
+  }
+  std::uint32_t i = hint_[pc];
+  if (i != ~0u) {
+    const fast_window& w = windows_[i];
+    if (w.shared == shared && addr - w.base + width <= w.bytes && addr >= w.base && (a.provenance == 0 || a.provenance == i + 1))
+      return place{w.r, i, addr - w.base};
+  }
+  place p = locate(t, space, a, width);
+  if (p.index != ~0u) hint_[pc] = p.index;
+  return p;
+}
+
+template <value_domain D, observer O>
+inline bool engine<D, O>::fast_load(std::uint32_t t, value* regs, const fast_form& f, std::uint32_t pc) {
+  const value& base = regs[f.base];
+  if (base.t != value::tag::bits) return false;
+  address_value addr{base.bits + f.offset, base.provenance};
+  std::uint32_t w = f.width, all = w * f.n;
+  if (addr.at & (all - 1)) return false;  // misaligned: the generic path reports it
+  place p = locate_fast(t, pc, f.space, addr, all);
+  observe(t, p, all, access_kind::read, pc);
+  for (std::uint32_t i = 0; i < f.n; ++i) {
+    value v = load_cell(t, *p.r, p.offset + std::uint64_t{i} * w, w);
+    if (v.t == value::tag::bits) v.bits = cut(v.bits, f.t_shift, f.t_signed);
+    regs[f.dst[i]] = std::move(v);
+  }
+  return true;
+}
+
+template <value_domain D, observer O>
+inline bool engine<D, O>::fast_store(std::uint32_t t, value* regs, const fast_form& f, std::uint32_t pc) {
+  const value& base = regs[f.base];
+  if (base.t != value::tag::bits) return false;
+  for (std::uint32_t i = 0; i < f.n; ++i)
+    if (!f.is_imm(i) && (regs[f.src[i]].t == value::tag::empty || regs[f.src[i]].t == value::tag::predicate))
+      return false;
+  address_value addr{base.bits + f.offset, base.provenance};
+  std::uint32_t w = f.width, all = w * f.n;
+  if (addr.at & (all - 1)) return false;
+  place p = locate_fast(t, pc, f.space, addr, all);
+  if (p.r->space == memory_space::constant) return false;
+  value vs[4];
+  std::uint64_t ident = 0;
+  for (std::uint32_t i = 0; i < f.n; ++i) {
+    vs[i] = f.is_imm(i) ? value::of_bits(f.imms[i]) : regs[f.src[i]];
+    if (vs[i].t == value::tag::bits) vs[i].bits = (vs[i].bits << f.t_shift) >> f.t_shift;
+    ident = ident * 0x100000001b3ull + identity_of(vs[i]);
+  }
+  observe(t, p, all, access_kind::write, pc, ident | 1);
+  for (std::uint32_t i = 0; i < f.n; ++i) p.r->store(p.offset + std::uint64_t{i} * w, w, std::move(vs[i]));
+  return true;
+}
+
+}  // namespace gpueq::exec
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif

@@ -1,0 +1,97 @@
+// Moves (semantics of engine<D, O>, declared in exec/engine.hpp): mov, with the packing of a
+// vector {a, b} into one register and the unpacking of one into pieces; the guarded move on an
+// undecided comparison (`@p mov d, a`, a running max/min); cvta between the generic and the shared
+// or local window. The fast forms of mov and of a special-register read are cases of the engine's
+// fast_step (exec/engine.hpp), which runs them without a call.
+#pragma once
+
+#include <gpueq/exec/engine.hpp>
+#include <gpueq/exec/semantics/bits.hpp>
+
+#include <cstdint>
+#include <vector>
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wrestrict"  // GCC bug 105329, as in exec/engine.hpp
+#endif
+
+namespace gpueq::exec {
+
+// `@p mov d, a` with p an undecided comparison: d = p ? a : d, which is max/min when the
+// comparison is between a and the old d (the running max of a loop).
+template <value_domain D, observer O>
+inline void engine<D, O>::guarded_move(std::uint32_t t, const xinstr& x, const value& g) {
+  value a = read(t, x.ops[1]);
+  value old = reg(t, x.ops[0].reg);
+  if (old.t == value::tag::empty) fail_at(error_kind::uninitialized, t, "guarded move into an unwritten register");
+  auto r = x.guard_negated ? choose(t, old, a, g) : choose(t, a, old, g);
+  write(t, x.ops[0], r);
+}
+
+template <value_domain D, observer O>
+inline void engine<D, O>::mov(std::uint32_t t, const xinstr& x) {
+  const xoperand& dst = x.ops[0];
+  const xoperand& src = x.ops[1];
+  if (src.k == xoperand::kind::vector) {  // pack {a, b} into one wider register
+    std::vector<value> parts;
+    for (auto& e : src.elems) parts.push_back(read(t, e));
+    return write(t, dst, pack(t, parts, bytes(x.type) / static_cast<std::uint32_t>(parts.size())));
+  }
+  if (dst.k == xoperand::kind::vector) {  // unpack
+    value v = read(t, src);
+    auto n = static_cast<std::uint32_t>(dst.elems.size());
+    for (std::uint32_t i = 0; i < n; ++i) write(t, dst.elems[i], piece(t, v, i, bytes(x.type) / n));
+    return;
+  }
+  value v = read(t, src);
+  if (v.t == value::tag::bits && x.type != vtype::pred) v.bits &= mask_of(x.type);
+  write(t, dst, std::move(v));
+}
+
+// Two 16-bit values into one 32-bit register, or concrete pieces into wider bits.
+template <value_domain D, observer O>
+inline auto engine<D, O>::pack(std::uint32_t t, const std::vector<value>& parts, std::uint32_t width) -> value {
+  bool all_bits = true;
+  for (auto& p : parts) all_bits = all_bits && !is_symbolic(p);
+  if (all_bits) {
+    std::uint64_t bits = 0;
+    for (std::size_t i = 0; i < parts.size(); ++i)
+      bits |= (to_bits(parts[i], t) & (width >= 8 ? ~0ull : ((1ull << (8 * width)) - 1))) << (8 * width * i);
+    return value::of_bits(bits);
+  }
+  if (parts.size() == 2 && width == 2) {
+    rkind k = parts[0].t == value::tag::real ? parts[0].k : parts[1].k;
+    return value::of_packed(to_real(parts[0], k, t), to_real(parts[1], k, t), k);
+  }
+  fail_at(error_kind::not_structured, t, "packing symbolic values other than two halves");
+}
+
+// Piece i of width w bytes of a value.
+template <value_domain D, observer O>
+inline auto engine<D, O>::piece(std::uint32_t t, const value& v, std::uint32_t i, std::uint32_t w) -> value {
+  if (v.t == value::tag::packed && w == 2) return value::of_real(i == 0 ? v.r : v.r2, v.k);
+  std::uint64_t bits = to_bits(v, t);
+  std::uint64_t m = w >= 8 ? ~0ull : (1ull << (8 * w)) - 1;
+  return value::of_bits((bits >> (8 * w * i)) & m);
+}
+
+template <value_domain D, observer O>
+inline void engine<D, O>::cvta(std::uint32_t t, const xinstr& x) {
+  value in = read(t, x.ops[1]);
+  std::uint64_t a = to_bits(in, t);
+  std::uint64_t window = 0;
+  if (x.space == ptx::state_space::shared) window = address::shared_window;
+  else if (x.space == ptx::state_space::local) window = address::local_window;
+  if (x.has(flag::to)) a -= window;
+  else a += window;
+  value out = value::of_bits(a & mask_of(x.type));
+  out.provenance = in.provenance;
+  write(t, x.ops[0], out);
+}
+
+}  // namespace gpueq::exec
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
