@@ -1,12 +1,14 @@
 // The staged check (issue 19): each side prepared (lifted and decoded) once per check, the one
-// verdict vocabulary (names, "expect" spellings, exit codes, run errors' classes), and the screen
-// stage's findings and precedence.
+// verdict vocabulary (names, "expect" spellings, exit codes, run errors' classes), the screen
+// stage's findings and precedence, the one grid runner and the race driver.
 #include <gpueq/check/driver.hpp>
 #include <gpueq/check/spec_json.hpp>
+#include <gpueq/race/driver.hpp>
 
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <mutex>
 #include <set>
 #include <string>
 
@@ -142,4 +144,70 @@ TEST_CASE("inout elements no CTA writes cost nothing; one side's write meets the
   CHECK(other.compared->written_by_one == 0);  // filled with C's input terms, not "written by one"
   CHECK(other.compared->different >= 1);
   CHECK(other.counterexample.has_value());
+}
+
+TEST_CASE("one grid runner: a side's CTAs after its first failure are not run, results in grid order for any -j") {
+  check::pair_spec spec = corpus("sgemm/hgemm_naive_vs_mma.pair.json");  // reference: 4x4 CTAs
+  check::resolved_pair pair = check::resolve(spec);
+  check::prepared_pair p = check::prepare(spec, pair);
+  REQUIRE(p.reference.has_value());
+  const check::prepared_kernel* sides[] = {&*p.reference, &p.candidate};
+  std::vector<std::vector<exec::dim3>> ctas = {p.reference->ctas, p.candidate.ctas};
+  REQUIRE(ctas[0].size() == 16);
+  REQUIRE(ctas[1].size() == 1);
+  CHECK(check::cta_workers(ctas, 8) == 8);
+  CHECK(check::cta_workers(ctas, 0) == 1);
+  // CTA 5 of the reference "fails": on one thread (jobs in order: the one-CTA side first, then the
+  // reference's CTAs in grid order) nothing after it runs; on two, everything before it still does.
+  for (unsigned threads : {1u, 2u}) {
+    std::vector<std::pair<std::size_t, std::uint32_t>> seen;
+    std::mutex m;
+    auto ran = check::run_ctas(sides, ctas, threads, [&](unsigned, std::size_t si, std::uint32_t ci, const exec::launch& l) {
+      CHECK(l.cta == ctas[si][ci]);
+      std::lock_guard lock(m);
+      seen.emplace_back(si, ci);
+      return si == 0 && ci == 5;
+    });
+    REQUIRE(ran.size() == 2);
+    CHECK(ran[1][0] == 1);
+    for (std::uint32_t ci = 0; ci <= 5; ++ci) CHECK(ran[0][ci] == 1);
+    if (threads == 1) {
+      for (std::uint32_t ci = 6; ci < 16; ++ci) CHECK(ran[0][ci] == 0);
+      REQUIRE(seen.size() == 7);
+      CHECK(seen.front() == std::pair<std::size_t, std::uint32_t>{1, 0});  // the side with fewer CTAs first
+    }
+  }
+  // The float32 runs of both sides through run_grids: the same outputs on one thread and on two.
+  auto make = [] { return exec::float32_domain([](const exec::input_ref& in) { return static_cast<double>(in.element % 5) * 0.25; }); };
+  auto one = check::run_grids<exec::float32_domain>(sides, make, 1);
+  auto two = check::run_grids<exec::float32_domain>(sides, make, 2);
+  REQUIRE(one.size() == 2);
+  for (std::size_t si = 0; si < 2; ++si) {
+    CHECK_FALSE(one[si].error.has_value());
+    CHECK(one[si].ctas == ctas[si].size());
+    CHECK(one[si].values == two[si].values);
+  }
+}
+
+TEST_CASE("the race driver: each kernel of a spec screened in check's vocabulary, a specification reference skipped") {
+  check::pair_spec racy = corpus("reduction/v1_vs_v5.pair.json");  // v5 races without --warp-synchronous
+  race::driver_options one_witness;
+  one_witness.witnesses = 1;
+  auto results = race::check_races(racy, check::resolve(racy), one_witness);
+  REQUIRE(results.size() == 2);
+  CHECK(results[0].side == "reference");
+  CHECK_FALSE(race::finding(results[0]).has_value());
+  CHECK(race::exit_code(results[0]) == 0);
+  CHECK(race::finding(results[1]) == check::verdict::race);
+  CHECK(race::verdict_name(results[1]) == "race");
+  CHECK(results[1].witnesses.size() == 1);
+  race::driver_options lockstep;
+  lockstep.warp_synchronous = true;
+  for (auto& k : race::check_races(racy, check::resolve(racy), lockstep)) CHECK_FALSE(race::finding(k).has_value());
+
+  check::pair_spec against = corpus("softmax/spec_vs_online.pair.json");
+  CHECK_FALSE(check::has_kernel(against, false));
+  auto one = race::check_races(against, check::resolve(against));
+  REQUIRE(one.size() == 1);
+  CHECK(one[0].side == "candidate");
 }

@@ -15,4 +15,4 @@ run(${CMAKE_COMMAND} --install "${build}")
 run(${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/install/consumer" -B "${WORK_DIR}/consumer-build"
     -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER})
 run(${CMAKE_COMMAND} --build "${WORK_DIR}/consumer-build")
-run("${WORK_DIR}/consumer-build/consumer")
+run("${WORK_DIR}/consumer-build/consumer" "${prefix}/share/gpueq/kernels")
