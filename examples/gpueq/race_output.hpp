@@ -162,6 +162,7 @@ inline json side_json(const race_side& s) {
   j["thread_instructions"] = s.r.steps;
   j["race_free"] = s.r.race_free;
   j["well_synchronized"] = s.r.well_synchronized;
+  j["benign_tolerated"] = s.r.benign_tolerated;  // --allow-benign: the races listed are a note
   j["cta"] = s.r.race_cta ? json(*s.r.race_cta) : json(nullptr);  // the CTA the races are from
   j["race_count"] = s.r.race_report ? s.r.race_report->race_count : 0;
   j["races"] = json::array();

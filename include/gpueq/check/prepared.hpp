@@ -89,12 +89,14 @@ std::vector<grid_run<typename D::result>> run_grids(std::span<const prepared_ker
   struct side {
     std::vector<exec::dim3> ctas;
     std::vector<cta_run<R>> runs;
+    std::vector<race::cta_footprint> atomics;  // per CTA: its global atomics
   };
   std::vector<side> state(sides.size());
   std::vector<std::size_t> order(sides.size());
   for (std::size_t si = 0; si < sides.size(); ++si) {
     state[si].ctas = only.empty() ? sides[si]->ctas : std::vector<exec::dim3>(only.begin(), only.end());
     state[si].runs.resize(state[si].ctas.size());
+    state[si].atomics.resize(state[si].ctas.size());
     order[si] = si;
   }
   std::stable_sort(order.begin(), order.end(),
@@ -108,15 +110,31 @@ std::vector<grid_run<typename D::result>> run_grids(std::span<const prepared_ker
     exec::launch l = k.launch;
     l.cta = state[si].ctas[ci];
     D d = make_domain();
-    exec::null_observer none;
-    state[si].runs[ci] = run_cta(d, std::is_same_v<D, exec::float32_domain> ? k.float32_program : k.symbolic_program, l, none, options);
+    race::atomic_observer atomics{&state[si].atomics[ci]};
+    state[si].runs[ci] = run_cta(d, std::is_same_v<D, exec::float32_domain> ? k.float32_program : k.symbolic_program, l, atomics, options);
   });
   std::vector<grid_run<R>> out;
   for (std::size_t si = 0; si < sides.size(); ++si) {
-    grid_collector<R> collect(sides[si]->launch, state[si].ctas);
-    for (std::uint32_t ci = 0; ci < state[si].ctas.size(); ++ci)
-      if (!collect.add(ci, std::move(state[si].runs[ci]), [](const R& a, const R& b) { return same_result(a, b); })) break;
+    const exec::launch& l = sides[si]->launch;
+    grid_collector<R> collect(l, state[si].ctas);
     D d = make_domain();
+    // Elements that CTAs updated only by atomics of one commuting operation (merge_atomic).
+    auto combine = [&](std::uint32_t ti, std::uint64_t i, std::uint32_t earlier, std::uint32_t ci, const R& a,
+                       const R& b) -> std::optional<R> {
+      if constexpr (!D::symbolic) {  // (symbolic results are term ids: run_sides merges terms)
+        const auto& t = l.tensors[ti];
+        if (!t.input) return std::nullopt;
+        const std::uint64_t off = i * t.element_bytes;
+        const exec::atomic_op op = state[si].atomics[ci].atomic_only(ti, off, t.element_bytes);
+        if (op != state[si].atomics[earlier].atomic_only(ti, off, t.element_bytes)) return std::nullopt;
+        return merge_atomic(op, a, b, R(d.finish(d.input(exec::input_ref{ti, t.name, i, t.shape, t.kind}))));
+      } else {
+        return std::nullopt;
+      }
+    };
+    for (std::uint32_t ci = 0; ci < state[si].ctas.size(); ++ci)
+      if (!collect.add(ci, std::move(state[si].runs[ci]), [](const R& a, const R& b) { return same_result(a, b); }, combine))
+        break;
     out.push_back(std::move(collect).finish(d));
   }
   return out;

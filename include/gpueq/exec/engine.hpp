@@ -1402,18 +1402,26 @@ class engine {
   }
 
   void observe(std::uint32_t t, const place& p, std::uint32_t width, access_kind kind, std::uint32_t pc,
-               std::uint64_t identity = 0) {
+               value_identity identity = {}, atomic_op op = atomic_op::none) {
     if (p.index == ~0u) return;
     if (p.r->space != memory_space::global && p.r->space != memory_space::shared) return;
-    o_.on_access(access{t, p.index, p.offset, width, kind, pc, identity});
+    o_.on_access(access{t, p.index, p.offset, width, kind, pc, identity, op});
   }
 
-  std::uint64_t identity_of(const value& v) {
+  // Exact (observer.hpp): the bits themselves, the domain's exact identity, or a sequence number.
+  value_identity identity_of(const value& v) {
+    auto of_real = [&](const real& r) {
+      auto i = d_.identity(r);
+      return i ? value_identity{value_identity::kind::real, *i} : value_identity{};
+    };
     switch (v.t) {
-      case value::tag::bits: return (v.bits * 0x9e3779b97f4a7c15ull) | 1;
-      case value::tag::real: return d_.identity(v.r);
-      case value::tag::packed: return (d_.identity(v.r) * 31 + d_.identity(v.r2)) | 1;
-      default: return 0;
+      case value::tag::bits: return {value_identity::kind::bits, v.bits};
+      case value::tag::real: return of_real(v.r);
+      case value::tag::packed: {
+        value_identity halves[2] = {of_real(v.r), of_real(v.r2)};
+        return sequences_.of(halves);
+      }
+      default: return {};
     }
   }
 
@@ -1519,15 +1527,15 @@ class engine {
     place p = locate(t, x.has_space ? x.space : ptx::state_space::generic, addr, w * n);
     if (p.r->space == memory_space::constant) fail_at(error_kind::unsupported, t, "a store to constant memory");
     std::vector<value> vs;
-    std::uint64_t ident = 0;
+    std::vector<value_identity> ids;
     for (std::uint32_t i = 0; i < n; ++i) {
       value v = read(t, n == 1 ? src : src.elems[i]);
       if (v.t == value::tag::bits) v.bits &= mask_of(x.type);
       if (v.t == value::tag::predicate) fail_at(error_kind::not_structured, t, "a store of a symbolic predicate");
-      ident = ident * 0x100000001b3ull + identity_of(v);
+      ids.push_back(identity_of(v));
       vs.push_back(std::move(v));
     }
-    observe(t, p, w * n, access_kind::write, pc, ident | 1);
+    observe(t, p, w * n, access_kind::write, pc, sequences_.of(ids));
     for (std::uint32_t i = 0; i < n; ++i) p.r->store(p.offset + std::uint64_t{i} * w, w, std::move(vs[i]));
   }
 
@@ -1538,7 +1546,10 @@ class engine {
     std::uint32_t w = access_width(x);
     check_alignment(t, addr.at, w);
     place p = locate(t, x.has_space ? x.space : ptx::state_space::generic, addr, w);
-    observe(t, p, w, access_kind::atomic, pc);
+    observe(t, p, w, access_kind::atomic, pc, {},
+            x.has(flag::add) ? atomic_op::add : x.has(flag::min) ? atomic_op::min : x.has(flag::max) ? atomic_op::max
+            : x.has(flag::and_) ? atomic_op::and_ : x.has(flag::or_) ? atomic_op::or_ : x.has(flag::xor_) ? atomic_op::xor_
+            : atomic_op::other);
     value old = load_cell(t, *p.r, p.offset, w);
     value b = read(t, x.ops[at + 1]);
     value result;
@@ -1833,13 +1844,13 @@ class engine {
     place p = locate_fast(t, pc, f.space, addr, all);
     if (p.r->space == memory_space::constant) return false;
     value vs[4];
-    std::uint64_t ident = 0;
+    value_identity ids[4];
     for (std::uint32_t i = 0; i < f.n; ++i) {
       vs[i] = f.is_imm(i) ? value::of_bits(f.imms[i]) : regs[f.src[i]];
       if (vs[i].t == value::tag::bits) vs[i].bits = (vs[i].bits << f.t_shift) >> f.t_shift;
-      ident = ident * 0x100000001b3ull + identity_of(vs[i]);
+      ids[i] = identity_of(vs[i]);
     }
-    observe(t, p, all, access_kind::write, pc, ident | 1);
+    observe(t, p, all, access_kind::write, pc, sequences_.of(std::span<const value_identity>(ids, f.n)));
     for (std::uint32_t i = 0; i < f.n; ++i) p.r->store(p.offset + std::uint64_t{i} * w, w, std::move(vs[i]));
     return true;
   }
@@ -2451,6 +2462,7 @@ class engine {
   O& o_;
   engine_options options_;
   run_stats stats_;
+  identity_sequences sequences_;  // the run's vector and packed store identities
 
   std::uint32_t n_ = 0, nregs_ = 0, live_ = 0, warps_ = 0;
   std::vector<value> regs_;
