@@ -110,7 +110,7 @@ std::vector<grid_run<typename D::result>> run_grids(std::span<const prepared_ker
     exec::launch l = k.launch;
     l.cta = state[si].ctas[ci];
     D d = make_domain();
-    race::atomic_observer atomics{&state[si].atomics[ci]};
+    race::atomic_observer atomics{&state[si].atomics[ci], {}};
     state[si].runs[ci] = run_cta(d, std::is_same_v<D, exec::float32_domain> ? k.float32_program : k.symbolic_program, l, atomics, options);
   });
   std::vector<grid_run<R>> out;
@@ -119,15 +119,15 @@ std::vector<grid_run<typename D::result>> run_grids(std::span<const prepared_ker
     grid_collector<R> collect(l, state[si].ctas);
     D d = make_domain();
     // Elements that CTAs updated only by atomics of one commuting operation (merge_atomic).
-    auto combine = [&](std::uint32_t ti, std::uint64_t i, std::uint32_t earlier, std::uint32_t ci, const R& a,
+    auto combine = [&](std::uint32_t ti, std::uint64_t element, std::uint32_t earlier, std::uint32_t ci, const R& a,
                        const R& b) -> std::optional<R> {
       if constexpr (!D::symbolic) {  // (symbolic results are term ids: run_sides merges terms)
         const auto& t = l.tensors[ti];
         if (!t.input) return std::nullopt;
-        const std::uint64_t off = i * t.element_bytes;
+        const std::uint64_t off = element * t.element_bytes;
         const exec::atomic_op op = state[si].atomics[ci].atomic_only(ti, off, t.element_bytes);
         if (op != state[si].atomics[earlier].atomic_only(ti, off, t.element_bytes)) return std::nullopt;
-        return merge_atomic(op, a, b, R(d.finish(d.input(exec::input_ref{ti, t.name, i, t.shape, t.kind}))));
+        return merge_atomic(op, a, b, R(d.finish(d.input(exec::input_ref{ti, t.name, element, t.shape, t.kind}))));
       } else {
         return std::nullopt;
       }

@@ -245,17 +245,17 @@ inline std::vector<side_report> run_sides(term::store& s, std::span<const prepar
     // An element of an inout tensor that CTAs only updated by atomics of one commuting operation
     // (the inter-CTA pass found no race on it) is what every CTA's contribution gives together:
     // each CTA ran from the input value x, so a + (b - x) for add, max(a, b) and min(a, b).
-    auto combine = [&](std::uint32_t ti, std::uint64_t i, std::uint32_t earlier, std::uint32_t ci,
+    auto combine = [&](std::uint32_t ti, std::uint64_t element, std::uint32_t earlier, std::uint32_t ci,
                        term::term_id a, term::term_id b) -> std::optional<term::term_id> {
       const auto& t = st.k->launch.tensors[ti];
       if (!options.check_races || !t.input) return std::nullopt;
-      const std::uint64_t off = i * t.element_bytes;
+      const std::uint64_t off = element * t.element_bytes;
       const exec::atomic_op op = results[first_job + ci].footprint.atomic_only(ti, off, t.element_bytes);
       if (op != results[first_job + earlier].footprint.atomic_only(ti, off, t.element_bytes)) return std::nullopt;
       term::term_id ops[2] = {a, b};
       switch (op) {
         case exec::atomic_op::add:
-          return s.add(a, s.sub(b, inputs.finish(inputs.input(exec::input_ref{ti, t.name, i, t.shape, t.kind}))));
+          return s.add(a, s.sub(b, inputs.finish(inputs.input(exec::input_ref{ti, t.name, element, t.shape, t.kind}))));
         case exec::atomic_op::max: return s.max(ops);
         case exec::atomic_op::min: return s.min(ops);
         default: return std::nullopt;

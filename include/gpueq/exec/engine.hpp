@@ -1411,8 +1411,8 @@ class engine {
   // Exact (observer.hpp): the bits themselves, the domain's exact identity, or a sequence number.
   value_identity identity_of(const value& v) {
     auto of_real = [&](const real& r) {
-      auto i = d_.identity(r);
-      return i ? value_identity{value_identity::kind::real, *i} : value_identity{};
+      auto id = d_.identity(r);
+      return id ? value_identity{value_identity::kind::real, *id} : value_identity{};
     };
     switch (v.t) {
       case value::tag::bits: return {value_identity::kind::bits, v.bits};
