@@ -178,7 +178,12 @@ std::optional<check::verdict> check_one(const std::string& file, const options& 
           const std::string& m = r.findings[i].message;
           std::cout << "  also " << check::name(r.findings[i].v) << ": " << m.substr(0, m.find('\n')) << "\n";
         }
-        for (auto& n : r.notes) std::cout << "  note: " << n.substr(0, n.find('\n')) << "\n";
+        for (auto& n : r.notes) {  // in full: the races tolerated, indented under the note
+          std::string text = n;
+          while (!text.empty() && text.back() == '\n') text.pop_back();
+          for (std::size_t at = 0; (at = text.find('\n', at)) != std::string::npos; at += 3) text.replace(at, 1, "\n  ");
+          std::cout << "  note: " << text << "\n";
+        }
         for (auto& e : r.examples) std::cout << "  " << e << "\n";
         if (r.v == check::verdict::different && !o.all)
           std::cout << "  (stopped at the first difference; --all decides every element)\n";

@@ -197,7 +197,7 @@ expect(race_different_values_allowed 2 "race_scale_store.ptx \\(candidate\\): ra
        race --allow-benign ${RW}/scale_store_one_vs_race.pair.json)
 expect(check_benign_race 2 "flag_one_writer_vs_same_value.pair.json: race\n.*benign: same value"
        check ${RW}/flag_one_writer_vs_same_value.pair.json)
-expect(check_benign_allowed 0 "flag_one_writer_vs_same_value.pair.json: equivalent\n.*note: candidate kernel has benign races only"
+expect(check_benign_allowed 0 "flag_one_writer_vs_same_value.pair.json: equivalent\n.*note: candidate kernel has benign races only.*\n    WAW race \\(benign: same value\\) on global y\\[8\\]"
        check --allow-benign ${RW}/flag_one_writer_vs_same_value.pair.json)
 expect(check_benign_allowed_json 0 "\"notes\": \\[\n *\"candidate kernel has benign races only.*\"verdict\": \"equivalent\""
        check --json --allow-benign ${RW}/flag_one_writer_vs_same_value.pair.json)
