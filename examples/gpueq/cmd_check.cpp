@@ -40,6 +40,7 @@ struct options {
   bool json = false, sarif = false;
   bool expect = false, all = false, no_race = false, no_float32 = false, warp_synchronous = false, quiet = false;
   bool fast = false;
+  bool allow_benign = false;
 };
 
 // --grid: "all" (every CTA of each kernel's grid) or a list of CTAs "x[,y[,z]];…" (or with ':', which needs
@@ -98,6 +99,7 @@ std::optional<check::verdict> check_one(const std::string& file, const options& 
     co.check_races = !o.no_race;
     co.float32_report = !o.no_float32;
     co.race.warp_synchronous = o.warp_synchronous;
+    co.allow_benign = o.allow_benign;
     co.compare.stop_at_first_difference = !o.all;
     co.compare.decide.fast = o.fast;
     co.compare.decide.normal_form.expansion_bytes = o.max_expansion << 20;
@@ -185,6 +187,9 @@ cli::registrar reg("check", [](CLI::App& app) -> cli::runner {
   c->add_option("pairs", o->files, "Pair specs (JSON; see examples/kernels/README.md)")->required();
   c->add_flag("--expect", o->expect, "Compare each verdict with the spec's \"expect\"; end with 'N passed, N failed'");
   c->add_flag("--all", o->all, "Decide every output element (default: stop at the first difference)");
+  c->add_flag("--allow-benign", o->allow_benign,
+              "Tolerate benign races (threads writing the same value to one place, as in `if (...) flag = 1;`): "
+              "listed as a note, not a race verdict");
   c->add_flag("--no-race", o->no_race, "Skip the race analysis (the verdict then holds for the schedule run only)");
   c->add_flag("--no-float32", o->no_float32,
               "Skip the float32 side report (both kernels run once more in float32 on random inputs to show their "

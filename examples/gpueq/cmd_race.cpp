@@ -6,6 +6,8 @@
 // Every CTA the spec names runs symbolically with the race context observing (happens-before at
 // barrier-instance granularity, named barriers with WEFT's generations and recycling check).
 // --json prints the report machine-readable, --sarif as SARIF 2.1.0 (report.hpp).
+// --allow-benign tolerates benign races (every racing pair wrote the same value): exit 0, the
+// races listed as a note.
 // Exit: 0 race-free and well-synchronized, otherwise the exit code of the verdict class
 // (check/verdict.hpp): 2 a race, deadlock, barrier error or undefined behaviour, 3 not a
 // structured CTA / unsupported, 4 bad input, 5 the step or memory limit.
@@ -35,6 +37,7 @@ using namespace gpueq;
 struct options {
   std::string spec;
   bool warp_synchronous = false;
+  bool allow_benign = false;
   bool witness = false;
   bool json = false, sarif = false;
   std::string output;
@@ -287,6 +290,7 @@ int run(const options& o) {
   ro.witnesses = o.witness ? 3 : 0;
   ro.threads = cli::default_jobs();
   ro.engine.max_resident_mib = o.max_memory;
+  ro.allow_benign = o.allow_benign;
   std::vector<race::kernel_result> sides = race::check_races(spec, pair, ro);
   int worst = cli::exit_ok;
   for (const auto& side : sides) worst = std::max(worst, race::exit_code(side));
@@ -316,6 +320,9 @@ cli::registrar reg("race", [](CLI::App& app) -> cli::runner {
   c->add_flag("--witness", o->witness,
               "For the first race groups, replay the CTA in float32 under two schedules that order the racing accesses "
               "differently and show an output that changes");
+  c->add_flag("--allow-benign", o->allow_benign,
+              "Tolerate benign races (threads writing the same value to one place, as in `if (...) flag = 1;`): "
+              "exit 0 with the races listed as a note");
   c->add_flag("--warp-synchronous", o->warp_synchronous, "Legacy pre-Volta mode: threads of one warp run in lockstep and never race");
   c->add_flag("--json", o->json, "Print the report as JSON (verdict, race groups with both accesses and their lines, barrier diagnostics, errors)");
   c->add_flag("--sarif", o->sarif, "Print the report as SARIF 2.1.0 for editors and code review (CUDA lines when the PTX has line info)");

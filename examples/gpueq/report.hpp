@@ -143,6 +143,7 @@ inline json side_json(const race_side& s) {
   j["thread_instructions"] = s.r.steps;
   j["race_free"] = s.r.race_free;
   j["well_synchronized"] = s.r.well_synchronized;
+  j["benign_tolerated"] = s.r.benign_tolerated;  // --allow-benign: the races listed are a note
   j["cta"] = s.r.race_cta ? json(*s.r.race_cta) : json(nullptr);  // the CTA the races are from
   j["race_count"] = s.r.race_report ? s.r.race_report->race_count : 0;
   j["races"] = json::array();
@@ -434,7 +435,10 @@ inline void race_text(std::ostream& out, const race_side& side, bool witnesses) 
   if (r.error) {
     out << exec::name(r.error->kind) << "\n  " << r.error->message << "\n";
   } else if (!r.race_text.empty()) {
-    out << (r.race_free ? "not well-synchronized" : "racy") << "\n" << r.race_text;
+    out << (r.benign_tolerated ? "benign races only (same-value writes, tolerated by --allow-benign)"
+            : r.race_free      ? "not well-synchronized"
+                               : "racy")
+        << "\n" << r.race_text;
     if (witnesses)
       for (std::size_t g = 0; g < side.witnesses.size(); ++g) {
         const auto& ex = r.race_report->races[g].example;
@@ -476,6 +480,12 @@ inline void check_text(std::ostream& out, const std::string& file, const check::
     const std::string& m = r.findings[i].message;
     out << "  also " << check::name(r.findings[i].v) << ": " << m.substr(0, m.find('\n')) << "\n";
   }
+  for (auto& n : r.notes) {  // in full: the races tolerated, indented under the note
+    std::string text = n;
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    for (std::size_t at = 0; (at = text.find('\n', at)) != std::string::npos; at += 3) text.replace(at, 1, "\n  ");
+    out << "  note: " << text << "\n";
+  }
   for (auto& e : r.examples) out << "  " << e << "\n";
   if (r.v == check::verdict::different && !o.all) out << "  (stopped at the first difference; --all decides every element)\n";
   if (auto& ce = r.counterexample) {
@@ -509,6 +519,7 @@ inline nlohmann::json check_json(const std::string& file, const check::check_res
   j["differences"] = r.examples;
   j["findings"] = nlohmann::json::array();
   for (auto& f : r.findings) j["findings"].push_back({{"verdict", check::name(f.v)}, {"side", f.side}, {"message", f.message}});
+  j["notes"] = r.notes;
   for (auto* side : {&r.reference, &r.candidate}) {
     nlohmann::json& js = j[side->name];
     js["ctas"] = side->ctas;

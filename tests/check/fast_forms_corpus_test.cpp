@@ -30,7 +30,9 @@ struct event_hash {
   }
   void on_access(const exec::access& a) {
     for (std::uint64_t v : {std::uint64_t{a.thread}, std::uint64_t{a.region}, a.offset, std::uint64_t{a.width},
-                            std::uint64_t{static_cast<std::uint8_t>(a.kind)}, std::uint64_t{a.instruction}, a.value})
+                            std::uint64_t{static_cast<std::uint8_t>(a.kind)}, std::uint64_t{a.instruction},
+                            std::uint64_t{static_cast<std::uint8_t>(a.value.k)}, a.value.id,
+                            std::uint64_t{static_cast<std::uint8_t>(a.op)}})
       mix(v);
     ++events;
   }

@@ -188,6 +188,37 @@ expect(race_deadlock 2 "deadlock" race ${K}/named_barriers/ref_vs_producer_short
 expect(race_not_structured 3 "not a structured CTA: a predicate compares symbolic values \\(x\\[0\\] vs 0\\)"
        race tests/cli/inputs/data_dependent_branch.ptx --block 32 --param x=f32[32])
 
+# Benign same-value races (issue 21 items 2 and 3): exact, reported by default, tolerated with
+# --allow-benign (exit 0, the races listed as a note); a race of different values stays a race.
+set(RW "${K}/realworld")
+expect(race_benign_reported 2 "flag_same_value.ptx \\(candidate\\): racy.*WAW race \\(benign: same value\\) on global y\\[8\\]"
+       race ${RW}/flag_one_writer_vs_same_value.pair.json)
+expect(race_benign_allowed 0 "flag_same_value.ptx \\(candidate\\): benign races only \\(same-value writes, tolerated by --allow-benign\\).*WAW race \\(benign: same value\\) on global y\\[8\\]"
+       race --allow-benign ${RW}/flag_one_writer_vs_same_value.pair.json)
+expect(race_benign_allowed_json 0 "\"verdict\": \"race-free\",.*\"benign_tolerated\": true,.*\"benign\": true"
+       race --json --allow-benign ${RW}/flag_one_writer_vs_same_value.pair.json)
+expect(race_different_values 2 "race_scale_store.ptx \\(candidate\\): racy.*WAW race on global y\\[0\\]"
+       race ${RW}/scale_store_one_vs_race.pair.json)
+expect(race_different_values_allowed 2 "race_scale_store.ptx \\(candidate\\): racy"
+       race --allow-benign ${RW}/scale_store_one_vs_race.pair.json)
+expect(check_benign_race 2 "flag_one_writer_vs_same_value.pair.json: race\n.*benign: same value"
+       check ${RW}/flag_one_writer_vs_same_value.pair.json)
+expect(check_benign_allowed 0 "flag_one_writer_vs_same_value.pair.json: equivalent\n.*note: candidate kernel has benign races only.*\n    WAW race \\(benign: same value\\) on global y\\[8\\]"
+       check --allow-benign ${RW}/flag_one_writer_vs_same_value.pair.json)
+expect(check_benign_allowed_json 0 "\"notes\": \\[\n *\"candidate kernel has benign races only.*\"verdict\": \"equivalent\""
+       check --json --allow-benign ${RW}/flag_one_writer_vs_same_value.pair.json)
+expect(check_different_values_allowed 2 "scale_store_one_vs_race.pair.json: race"
+       check --allow-benign ${RW}/scale_store_one_vs_race.pair.json)
+
+# Inter-CTA (issue 21 item 4): atomics of different CTAs commute, f16 halves of one word are two
+# bytes each, a plain store against another CTA's atomics is still a race.
+expect(race_atomic_ctas 0 "atomic_sum_ctas.ptx \\(candidate\\): race-free and well-synchronized \\(4 CTA"
+       race ${RW}/serial_vs_atomic_sum_ctas.pair.json)
+expect(race_half_ctas 0 "half_pair_ctas.ptx \\(candidate\\): race-free and well-synchronized \\(2 CTA"
+       race ${RW}/half_pair_one_vs_ctas.pair.json)
+expect(race_atomic_vs_store 2 "inter-CTA race: y\\[0\\] is updated atomically \\(add\\) by CTA \\(1,0,0\\) and written by CTA \\(0,0,0\\)"
+       race ${RW}/serial_vs_atomic_vs_store_ctas.pair.json)
+
 # race --json: per kernel the verdict, race groups (kind, address, count, both accesses with thread,
 # warp/lane, PTX and CUDA lines, barrier generation), barrier diagnostics, run errors, inter-CTA races.
 expect(race_json 2 "\"verdict\": \"race\",.*\"side\": \"reference\",.*\"verdict\": \"race-free\",.*\"side\": \"candidate\",.*\"verdict\": \"race\",.*\"race_count\": 129,.*\"kind\": \"WAR\",.*\"benign\": false,.*\"count\": 31,.*\"space\": \"shared\",.*\"array\": \"reduce5::s\",.*\"index\": 1,.*\"first\": .*\"access\": \"read\",.*\"linear\": 0,.*\"lane\": 0\n.*\"ptx_line\": 130,.*\"cuda_file\": \"examples/kernels/reduction/reduce5_unroll_last_warp.cu\",.*\"cuda_line\": 15.*\"generation\": 1.*\"second\": .*\"access\": \"write\",.*\"linear\": 1,.*\"ptx_line\": 107,.*\"cuda_line\": 10"

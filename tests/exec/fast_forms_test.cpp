@@ -36,7 +36,8 @@ struct event_log {
   }
   void on_start(const exec::run_info& i) { add("start", i.threads, i.regions.size()); }
   void on_access(const exec::access& a) {
-    add("access", a.thread, a.region, a.offset, a.width, static_cast<int>(a.kind), a.instruction, a.value);
+    add("access", a.thread, a.region, a.offset, a.width, static_cast<int>(a.kind), a.instruction,
+        static_cast<int>(a.value.k), a.value.id, static_cast<int>(a.op));
   }
   void on_barrier_register(const exec::barrier_registration& r, exec::barrier_key k, std::uint32_t g, std::uint32_t e) {
     add("register", r.thread, static_cast<int>(k.kind), k.id, g, e, r.instruction, r.waits);

@@ -41,8 +41,14 @@ struct harness {
     ctx.on_start(info);
   }
 
+  // value: the bits written (0: an unknown value).
   void touch(access_kind k, std::uint32_t t, std::uint64_t offset, std::uint32_t instr, std::uint32_t region = 0,
              std::uint32_t width = 4, std::uint64_t value = 0) {
+    touch_as(k, t, offset, instr, region, width,
+             value ? exec::value_identity{exec::value_identity::kind::bits, value} : exec::value_identity{});
+  }
+  void touch_as(access_kind k, std::uint32_t t, std::uint64_t offset, std::uint32_t instr, std::uint32_t region,
+                std::uint32_t width, exec::value_identity value) {
     ctx.on_access({t, region, offset, width, k, instr, value});
   }
   void read(std::uint32_t t, std::uint64_t offset, std::uint32_t instr = 0, std::uint32_t region = 0,

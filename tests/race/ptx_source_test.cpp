@@ -37,8 +37,8 @@ TEST_CASE("source lines of a parsed PTX kernel feed the report printer") {
   exec::run_info info{2, 32, {{exec::memory_space::shared, "tile", 4, 64}}};
   race::context ctx;
   ctx.on_start(info);
-  ctx.on_access({0, 0, 4, 4, exec::access_kind::write, 1, 0});
-  ctx.on_access({1, 0, 4, 4, exec::access_kind::read, 2, 0});
+  ctx.on_access({0, 0, 4, 4, exec::access_kind::write, 1, {}});
+  ctx.on_access({1, 0, 4, 4, exec::access_kind::read, 2, {}});
   auto text = race::format(ctx.result(), info, std::span<const race::source_line>(lines));
   CAPTURE(text);
   CHECK(text.find("RAW race on shared tile[1]: write by thread 0 at PTX line 9 (/home/me/kern.cu:10)") !=

@@ -49,6 +49,9 @@ struct check_result {
   // Every finding of the screen stage, the first (the verdict) first; empty when the outputs were
   // compared.
   std::vector<finding> findings;
+  // What the screen stage tolerated and says beside the verdict (benign races under
+  // check_options::allow_benign).
+  std::vector<std::string> notes;
   side_report reference, candidate;
   std::optional<comparison> compared;
   std::vector<std::string> examples;  // differing elements: both expressions, truncated
@@ -78,7 +81,11 @@ inline bool screen(check_result& res, std::initializer_list<const side_report*> 
     res.findings.push_back({v, side.name, std::move(message)});
   };
   for (const side_report* side : sides)
-    if (!side->race_text.empty() && !side->race_free) add(verdict::race, *side, side->name + " kernel is racy:\n" + side->race_text);
+    if (side->benign_tolerated)
+      res.notes.push_back(side->name + " kernel has benign races only (same-value writes, tolerated):\n" + side->race_text);
+  for (const side_report* side : sides)
+    if (!side->race_text.empty() && !side->race_free && !side->benign_tolerated)
+      add(verdict::race, *side, side->name + " kernel is racy:\n" + side->race_text);
   for (const side_report* side : sides)
     if (side->error)
       add(verdict_of(side->error->kind), *side,

@@ -12,6 +12,7 @@
 #include <gpueq/exec.hpp>
 #include <gpueq/ptx/ir.hpp>
 #include <gpueq/ptx/lift.hpp>
+#include <gpueq/race/inter_cta.hpp>
 #include <gpueq/race/ptx_source.hpp>
 #include <gpueq/support/parallel.hpp>
 
@@ -137,22 +138,40 @@ std::vector<grid_run<typename D::result>> run_grids(std::span<const prepared_ker
   using R = typename D::result;
   std::vector<std::vector<exec::dim3>> ctas(sides.size());
   std::vector<std::vector<cta_run<R>>> runs(sides.size());
+  std::vector<std::vector<race::cta_footprint>> atomics(sides.size());  // per CTA: its global atomics
   for (std::size_t si = 0; si < sides.size(); ++si) {
     ctas[si] = only.empty() ? sides[si]->ctas : std::vector<exec::dim3>(only.begin(), only.end());
     runs[si].resize(ctas[si].size());
+    atomics[si].resize(ctas[si].size());
   }
   auto ran = run_ctas(sides, ctas, threads, [&](unsigned, std::size_t si, std::uint32_t ci, const exec::launch& l) {
     D d = make_domain();
-    exec::null_observer none;
-    runs[si][ci] = run_cta(d, program_for<D>(*sides[si]), l, none, options);
+    race::atomic_observer observer{&atomics[si][ci], {}};
+    runs[si][ci] = run_cta(d, program_for<D>(*sides[si]), l, observer, options);
     return runs[si][ci].error.has_value();
   });
   std::vector<grid_run<R>> out;
   for (std::size_t si = 0; si < sides.size(); ++si) {
-    grid_collector<R> collect(sides[si]->launch, ctas[si]);
-    for (std::uint32_t ci = 0; ci < ctas[si].size() && ran[si][ci]; ++ci)
-      if (!collect.add(ci, std::move(runs[si][ci]), [](const R& a, const R& b) { return same_result(a, b); })) break;
+    const exec::launch& l = sides[si]->launch;
+    grid_collector<R> collect(l, ctas[si]);
     D d = make_domain();
+    // Elements that CTAs updated only by atomics of one commuting operation (merge_atomic).
+    auto combine = [&](std::uint32_t ti, std::uint64_t element, std::uint32_t earlier, std::uint32_t ci, const R& a,
+                       const R& b) -> std::optional<R> {
+      if constexpr (!D::symbolic) {  // (symbolic results are term ids: run_sides merges terms)
+        const auto& t = l.tensors[ti];
+        if (!t.input) return std::nullopt;
+        const std::uint64_t off = element * t.element_bytes;
+        const exec::atomic_op op = atomics[si][ci].atomic_only(ti, off, t.element_bytes);
+        if (op != atomics[si][earlier].atomic_only(ti, off, t.element_bytes)) return std::nullopt;
+        return merge_atomic(op, a, b, R(d.finish(d.input(exec::input_ref{ti, t.name, element, t.shape, t.kind}))));
+      } else {
+        return std::nullopt;
+      }
+    };
+    for (std::uint32_t ci = 0; ci < ctas[si].size() && ran[si][ci]; ++ci)
+      if (!collect.add(ci, std::move(runs[si][ci]), [](const R& a, const R& b) { return same_result(a, b); }, combine))
+        break;
     out.push_back(std::move(collect).finish(d));
   }
   return out;

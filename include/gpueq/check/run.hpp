@@ -123,6 +123,28 @@ cta_run<typename D::result> run_cta(D& d, const exec::program& p, const exec::la
   return out;
 }
 
+// The value of an element that two CTAs (or groups of CTAs) updated only by atomics of one
+// commuting operation, from their values a and b: each ran from the input value x, so their
+// contributions add up as a + (b - x), or meet in max(a, b) / min(a, b). Over values with
+// arithmetic (float32 doubles, rationals); the symbolic run merges terms (check::run_sides).
+template <class R>
+std::optional<R> merge_atomic(exec::atomic_op op, const R& a, const R& b, const R& x) {
+  switch (op) {
+    case exec::atomic_op::add: return a + (b - x);
+    case exec::atomic_op::max: return a < b ? b : a;
+    case exec::atomic_op::min: return b < a ? b : a;
+    default: return std::nullopt;
+  }
+}
+
+// A grid_collector's default: no two CTAs' values of an element merge.
+struct no_combine {
+  template <class R>
+  std::optional<R> operator()(std::uint32_t, std::uint64_t, std::uint32_t, std::uint32_t, const R&, const R&) const {
+    return std::nullopt;
+  }
+};
+
 // Collects the CTAs' runs of one side into its final outputs, in CTA order: an element written
 // by two CTAs is a conflict (its final value would depend on the order of the CTAs); the first
 // CTA that failed stops the collection. `finish` gives unwritten elements of inout tensors their
@@ -138,9 +160,11 @@ class grid_collector {
       }
   }
   // Adds CTA number ci; false once a CTA failed (the rest are not collected). `same` compares
-  // two values of the domain.
-  template <class Same>
-  bool add(std::uint32_t ci, cta_run<R>&& run, Same&& same) {
+  // two values of the domain. `combine(tensor, element, earlier CTA, ci, earlier value, value)`
+  // may merge an element two CTAs both updated by commuting atomics (their contributions add up,
+  // or meet in a max/min) instead of calling it a conflict; it returns nullopt where it cannot.
+  template <class Same, class Combine = no_combine>
+  bool add(std::uint32_t ci, cta_run<R>&& run, Same&& same, Combine&& combine = {}) {
     if (out_.error) return false;
     out_.steps += run.steps;
     ++out_.ctas;
@@ -155,6 +179,12 @@ class grid_collector {
       auto& vals = out_.values[t.name];
       auto& who = writer_[t.name];
       for (auto& [i, v] : run.written[ti]) {
+        if (who[i] && vals[i])
+          if (std::optional<R> merged = combine(ti, i, who[i] - 1, ci, *vals[i], v)) {
+            vals[i] = std::move(merged);
+            who[i] = ci + 1;
+            continue;
+          }
         if (who[i] && (!vals[i] || !same(*vals[i], v)) && out_.conflicts.size() < 16)
           out_.conflicts.push_back(t.name + "[" + std::to_string(i) + "] is written by CTA " + cta_name(ctas_[who[i] - 1]) +
                                    " and by CTA " + cta_name(ctas_[ci]));
@@ -181,6 +211,7 @@ class grid_collector {
   const std::vector<exec::dim3>& ctas() const { return ctas_; }
 
  private:
+
   const exec::launch& l_;
   std::vector<exec::dim3> ctas_;
   grid_run<R> out_;

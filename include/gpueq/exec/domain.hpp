@@ -73,7 +73,9 @@ concept value_domain = requires(D d, const D cd, typename D::real a, typename D:
   // Float format conversion (f32 -> f16, ...) and float <-> integer-datum conversion.
   { d.convert(a, k, k, m) } -> std::same_as<typename D::real>;
   { cd.same(a, b) } -> std::same_as<bool>;
-  { cd.identity(a) } -> std::same_as<std::uint64_t>;  // nonzero; equal values of one run, equal ids
+  // Exact within one run: equal identities exactly when the same value (the same term, the same
+  // bits), never a hash; none where no 64-bit identity is exact (the value then races harmfully).
+  { cd.identity(a) } -> std::same_as<std::optional<std::uint64_t>>;
   { cd.show(a) } -> std::same_as<std::string>;
   // A value that leaves a run (an output element, a register read by a test) in its final form:
   // a domain may keep values in a working form while the run lasts (the symbolic domain's open

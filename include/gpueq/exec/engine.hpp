@@ -756,8 +756,8 @@ class engine {
   address_value effective_address(std::uint32_t t, const xoperand& a);
   place locate(std::uint32_t t, ptx::state_space space, address_value where_to, std::uint32_t width);
   void observe(std::uint32_t t, const place& p, std::uint32_t width, access_kind kind, std::uint32_t pc,
-               std::uint64_t identity = 0);
-  std::uint64_t identity_of(const value& v);
+               value_identity identity = {}, atomic_op op = atomic_op::none);
+  value_identity identity_of(const value& v);
   value load_cell(std::uint32_t t, region<real>& r, std::uint64_t offset, std::uint32_t width);
   [[gnu::noinline]] value load_pieces(std::uint32_t t, region<real>& r, std::uint64_t offset, std::uint32_t width);
   value assemble(region<real>& r, std::uint64_t offset, std::uint32_t width, std::uint32_t t, int in_thread);
@@ -811,6 +811,7 @@ class engine {
   O& o_;
   engine_options options_;
   run_stats stats_;
+  identity_sequences sequences_;  // the run's vector and packed store identities
 
   std::uint32_t n_ = 0, nregs_ = 0, live_ = 0, warps_ = 0;
   std::vector<value> regs_;

@@ -8,8 +8,10 @@
 #include <gpueq/exec/floats.hpp>
 #include <gpueq/support/rational.hpp>
 
+#include <bit>
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace gpueq::exec {
@@ -100,7 +102,13 @@ class exact_domain {
   }
 
   bool same(const real& a, const real& b) const { return a == b; }
-  std::uint64_t identity(const real& a) const { return support::hash_rational(a) | 1; }
+  // A rational's exact identity: the bits of the double it equals, when one does (a hash would
+  // make two different values the same).
+  std::optional<std::uint64_t> identity(const real& a) const {
+    double d = a.convert_to<double>();
+    if (!std::isfinite(d) || real(d) != a) return std::nullopt;
+    return std::bit_cast<std::uint64_t>(d);
+  }
   std::string show(const real& a) const { return support::to_string(a); }
 
  private:

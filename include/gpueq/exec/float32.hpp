@@ -117,7 +117,7 @@ class float32_domain {
   }
 
   bool same(real a, real b) const { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
-  std::uint64_t identity(real a) const { return std::bit_cast<std::uint64_t>(a) + 1; }
+  std::optional<std::uint64_t> identity(real a) const { return std::bit_cast<std::uint64_t>(a); }
   std::string show(real a) const {
     char buf[40];
     std::snprintf(buf, sizeof buf, "%.9g", a);

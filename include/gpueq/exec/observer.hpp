@@ -11,6 +11,8 @@
 // every *waiting* registrant's later ones. Arrivers learn nothing.
 #pragma once
 
+#include <boost/unordered/unordered_flat_map.hpp>
+
 #include <cstdint>
 #include <span>
 #include <string>
@@ -26,6 +28,51 @@ inline std::string_view name(memory_space s) {
 }
 
 enum class access_kind : std::uint8_t { read, write, atomic };
+
+// The operation of an atomic access. add, min, max and the bitwise ones commute: atomics of one
+// of them from different CTAs give the same memory in any order. exch, cas, inc and dec (which
+// wraps) do not: `other`.
+enum class atomic_op : std::uint8_t { none, add, min, max, and_, or_, xor_, other };
+
+// What a write stored, exactly, so that two writes are known to store the same value (a benign
+// WAW race) only when they do: the same term in a symbolic run, the same bits in a concrete one.
+// `id` is the whole identity, never a hash: the bytes themselves (`bits`, little-endian, at most
+// 8), a domain value's exact identity (`real`: a term id, a double's bits), or a run-local number
+// the engine gives each distinct sequence of element identities (`sequence`: vectors and packed
+// halves). `unknown` never equals anything, itself included.
+struct value_identity {
+  enum class kind : std::uint8_t { unknown, bits, real, sequence };
+  kind k = kind::unknown;
+  std::uint64_t id = 0;
+  bool known() const { return k != kind::unknown; }
+  // Both known and equal: the same value.
+  friend bool same_value(const value_identity& a, const value_identity& b) {
+    return a.known() && a.k == b.k && a.id == b.id;
+  }
+};
+
+// Numbers the distinct sequences of element identities of one run (value_identity::sequence):
+// a vector store or a packed pair stores the same value as another exactly when its elements
+// are the same values. A sequence of one element is that element; one unknown element makes
+// the sequence unknown.
+class identity_sequences {
+ public:
+  value_identity of(std::span<const value_identity> elements) {
+    if (elements.size() == 1) return elements[0];
+    key_.clear();
+    for (const value_identity& e : elements) {
+      if (!e.known()) return {};
+      key_.push_back(static_cast<char>(e.k));
+      key_.append(reinterpret_cast<const char*>(&e.id), sizeof e.id);
+    }
+    auto [it, fresh] = numbers_.try_emplace(key_, numbers_.size());
+    return {value_identity::kind::sequence, it->second};
+  }
+
+ private:
+  std::string key_;
+  boost::unordered_flat_map<std::string, std::uint64_t> numbers_;
+};
 
 // A memory region: a tensor bound to a kernel parameter (global), a shared array (static or the
 // dynamic one), a thread's local depot. Element size is for naming addresses as name[index].
@@ -53,9 +100,11 @@ struct access {
   std::uint32_t width = 0;   // bytes
   access_kind kind = access_kind::read;
   std::uint32_t instruction = 0;  // index into the kernel's ptx::function::instructions
-  // The identity of the value written (a term id, or the bits, plus one), 0 when unknown: two
-  // writes with equal nonzero identities store the same value (a benign WAW race).
-  std::uint64_t value = 0;
+  // Writes: the value written (value_identity). Two writes of one width at one address whose
+  // identities are the same value store the same bytes (a benign WAW race).
+  value_identity value{};
+  // Atomics: the operation, which decides whether atomics of different CTAs commute.
+  atomic_op op = atomic_op::none;
 };
 
 enum class barrier_kind : std::uint8_t {

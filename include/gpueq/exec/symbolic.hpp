@@ -171,7 +171,7 @@ class symbolic_domain {
   }
 
   bool same(real a, real b) const { return close(a) == close(b); }
-  std::uint64_t identity(real a) const { return std::uint64_t{close(a)} + 1; }
+  std::optional<std::uint64_t> identity(real a) const { return std::uint64_t{close(a)}; }  // the term id
   std::string show(real a) const { return term::to_string(s_, close(a)); }
   result finish(real a) { return close(a); }
   // The buffers go back to a pool: a domain runs many CTAs, each with its own accumulators.

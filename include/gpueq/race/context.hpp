@@ -66,13 +66,25 @@ struct epoch {
   std::uint32_t instruction = 0;
 };
 
+// The last write of a byte, with what it stored there: the write's exact value identity, its
+// width and where in the write this byte (or word) sits, so that a later write of the same value
+// at the same place is known to store the same bytes (exec::value_identity).
+// Packed into 24 bytes, as small as the hashed identity it replaced: one per shadow byte.
 struct write_epoch {
   std::uint32_t thread = none;
   std::uint32_t segment = 0;
   std::uint32_t instruction = 0;
-  std::uint32_t width = 0;
-  std::uint64_t value = 0;
+  std::uint16_t width = 0;
+  std::uint8_t at = 0;  // the byte's offset within the write (writes are at most 128 bytes)
+  exec::value_identity::kind value_kind = exec::value_identity::kind::unknown;
+  std::uint64_t value_id = 0;
+  exec::value_identity value() const { return {value_kind, value_id}; }
+  // Whether a write of `v`, `width` bytes wide with this byte at `at`, stores what this one did.
+  bool same_store(const exec::value_identity& v, std::uint32_t w, std::uint32_t a) const {
+    return same_value(value(), v) && width == w && at == a;
+  }
 };
+static_assert(sizeof(write_epoch) == 24);
 
 // Unordered accesses of one kind to one byte, at most one per thread (a thread's later access
 // supersedes its earlier one: program order).
@@ -432,8 +444,10 @@ class context {
 
   void split(detail::word& ws) {
     std::array<detail::cell, 4> bytes;
-    for (auto& b : bytes) {
+    for (std::uint8_t i = 0; i < 4; ++i) {
+      auto& b = bytes[i];
       b = ws.whole;
+      b.write.at = static_cast<std::uint8_t>(b.write.at + i);  // the word's bytes sit one apart in its write
       copy_slot(b.reads);
       copy_slot(b.atomics);
     }
@@ -496,18 +510,21 @@ class context {
         check_slot(c.atomics, exec::access_kind::atomic, race_kind::raw, byte);
         add_to_slot(c.reads, s, a.instruction);
         break;
-      case exec::access_kind::write:
+      case exec::access_kind::write: {
+        const std::uint32_t at = static_cast<std::uint32_t>(byte - a.offset);
         if (prior_write)
           conflict(w.thread, w.segment, w.instruction, exec::access_kind::write, race_kind::waw, byte,
-                   w.value != 0 && w.value == a.value && w.width == a.width);
+                   w.same_store(a.value, a.width, at));
         check_slot(c.reads, exec::access_kind::read, race_kind::war, byte);
         check_slot(c.atomics, exec::access_kind::atomic, race_kind::waw, byte);
-        c.write = {self_, s, a.instruction, a.width, a.value};
+        c.write = {self_, s, a.instruction, static_cast<std::uint16_t>(a.width), static_cast<std::uint8_t>(at),
+                   a.value.k, a.value.id};
         free_set(c.reads.set);
         c.reads.one = {};
         free_set(c.atomics.set);
         c.atomics.one = {};
         break;
+      }
       case exec::access_kind::atomic:
         if (prior_write) conflict(w.thread, w.segment, w.instruction, exec::access_kind::write, race_kind::waw, byte, false);
         check_slot(c.reads, exec::access_kind::read, race_kind::war, byte);

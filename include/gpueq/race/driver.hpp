@@ -23,6 +23,9 @@ struct driver_options {
   bool warp_synchronous = false;  // legacy pre-Volta mode: a warp's threads in lockstep never race
   // Race groups of the first racy CTA for which to search a witness (0: none).
   std::size_t witnesses = 0;
+  // Tolerate benign same-value races (check_options::allow_benign): a kernel whose races are all
+  // such WAWs is race-free with its races as a note (side_report::benign_tolerated).
+  bool allow_benign = false;
   unsigned threads = 1;  // for the CTAs of a kernel; results do not depend on it
   exec::engine_options engine;
 };
@@ -58,6 +61,7 @@ inline std::vector<kernel_result> check_races(const check::pair_spec& spec, cons
                                               const driver_options& options = {}) {
   check::check_options co;
   co.race.warp_synchronous = options.warp_synchronous;
+  co.allow_benign = options.allow_benign;
   co.threads = options.threads;
   co.engine = options.engine;
   co.float32_report = false;

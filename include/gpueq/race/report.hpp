@@ -55,8 +55,9 @@ struct race {
   std::uint64_t element = 0;  // offset / element_bytes of the region
   race_access first;          // the access the run executed first
   race_access second;
-  // WAW of two plain writes of equal width whose value identities are equal and nonzero: still
-  // a race (another schedule may interleave differently), but it cannot change memory.
+  // WAW of two plain writes of equal width that store the same value at the same place (the
+  // same term, or the same bits: exec::value_identity, exact): still a race (another schedule
+  // may interleave differently), but it cannot change memory.
   bool benign = false;
   friend bool operator==(const race&, const race&) = default;
 };
@@ -115,6 +116,14 @@ struct report {
     return unlisted_barrier_errors == 0;
   }
   bool clean() const { return race_free() && well_synchronized(); }
+  // There are races and every one is a benign same-value WAW (a race past the group cap is not
+  // known to be benign): what check_options::allow_benign tolerates.
+  bool only_benign_races() const {
+    if (race_free() || unlisted_races != 0) return false;
+    for (auto& g : races)
+      if (!g.all_benign) return false;
+    return true;
+  }
 };
 
 // Where an instruction came from, for messages. Zero lines and an empty file mean unknown.

@@ -25,7 +25,10 @@ inline void engine<D, O>::atomic(std::uint32_t t, const xinstr& x, std::uint32_t
   std::uint32_t w = access_width(x);
   check_alignment(t, addr.at, w);
   place p = locate(t, x.has_space ? x.space : ptx::state_space::generic, addr, w);
-  observe(t, p, w, access_kind::atomic, pc);
+  observe(t, p, w, access_kind::atomic, pc, {},
+          x.has(flag::add) ? atomic_op::add : x.has(flag::min) ? atomic_op::min : x.has(flag::max) ? atomic_op::max
+          : x.has(flag::and_) ? atomic_op::and_ : x.has(flag::or_) ? atomic_op::or_ : x.has(flag::xor_) ? atomic_op::xor_
+          : atomic_op::other);
   value old = load_cell(t, *p.r, p.offset, w);
   value b = read(t, x.ops[at + 1]);
   value result;

@@ -269,19 +269,27 @@ inline auto engine<D, O>::locate(std::uint32_t t, ptx::state_space space, addres
 
 template <value_domain D, observer O>
 inline void engine<D, O>::observe(std::uint32_t t, const place& p, std::uint32_t width, access_kind kind,
-    std::uint32_t pc, std::uint64_t identity) {
+    std::uint32_t pc, value_identity identity, atomic_op op) {
   if (p.index == ~0u) return;
   if (p.r->space != memory_space::global && p.r->space != memory_space::shared) return;
-  o_.on_access(access{t, p.index, p.offset, width, kind, pc, identity});
+  o_.on_access(access{t, p.index, p.offset, width, kind, pc, identity, op});
 }
 
+// Exact (observer.hpp): the bits themselves, the domain's exact identity, or a sequence number.
 template <value_domain D, observer O>
-inline std::uint64_t engine<D, O>::identity_of(const value& v) {
+inline value_identity engine<D, O>::identity_of(const value& v) {
+  auto of_real = [&](const real& r) {
+    auto id = d_.identity(r);
+    return id ? value_identity{value_identity::kind::real, *id} : value_identity{};
+  };
   switch (v.t) {
-    case value::tag::bits: return (v.bits * 0x9e3779b97f4a7c15ull) | 1;
-    case value::tag::real: return d_.identity(v.r);
-    case value::tag::packed: return (d_.identity(v.r) * 31 + d_.identity(v.r2)) | 1;
-    default: return 0;
+    case value::tag::bits: return {value_identity::kind::bits, v.bits};
+    case value::tag::real: return of_real(v.r);
+    case value::tag::packed: {
+      value_identity halves[2] = {of_real(v.r), of_real(v.r2)};
+      return sequences_.of(halves);
+    }
+    default: return {};
   }
 }
 
@@ -398,15 +406,15 @@ inline void engine<D, O>::store(std::uint32_t t, const xinstr& x, std::uint32_t 
   place p = locate(t, x.has_space ? x.space : ptx::state_space::generic, addr, w * n);
   if (p.r->space == memory_space::constant) fail_at(error_kind::unsupported, t, "a store to constant memory");
   std::vector<value> vs;
-  std::uint64_t ident = 0;
+  std::vector<value_identity> ids;
   for (std::uint32_t i = 0; i < n; ++i) {
     value v = read(t, n == 1 ? src : src.elems[i]);
     if (v.t == value::tag::bits) v.bits &= mask_of(x.type);
     if (v.t == value::tag::predicate) fail_at(error_kind::not_structured, t, "a store of a symbolic predicate");
-    ident = ident * 0x100000001b3ull + identity_of(v);
+    ids.push_back(identity_of(v));
     vs.push_back(std::move(v));
   }
-  observe(t, p, w * n, access_kind::write, pc, ident | 1);
+  observe(t, p, w * n, access_kind::write, pc, sequences_.of(ids));
   for (std::uint32_t i = 0; i < n; ++i) p.r->store(p.offset + std::uint64_t{i} * w, w, std::move(vs[i]));
 }
 
@@ -465,13 +473,13 @@ inline bool engine<D, O>::fast_store(std::uint32_t t, value* regs, const fast_fo
   place p = locate_fast(t, pc, f.space, addr, all);
   if (p.r->space == memory_space::constant) return false;
   value vs[4];
-  std::uint64_t ident = 0;
+  value_identity ids[4];
   for (std::uint32_t i = 0; i < f.n; ++i) {
     vs[i] = f.is_imm(i) ? value::of_bits(f.imms[i]) : regs[f.src[i]];
     if (vs[i].t == value::tag::bits) vs[i].bits = (vs[i].bits << f.t_shift) >> f.t_shift;
-    ident = ident * 0x100000001b3ull + identity_of(vs[i]);
+    ids[i] = identity_of(vs[i]);
   }
-  observe(t, p, all, access_kind::write, pc, ident | 1);
+  observe(t, p, all, access_kind::write, pc, sequences_.of(std::span<const value_identity>(ids, f.n)));
   for (std::uint32_t i = 0; i < f.n; ++i) p.r->store(p.offset + std::uint64_t{i} * w, w, std::move(vs[i]));
   return true;
 }
