@@ -106,8 +106,8 @@ std::vector<std::vector<char>> run_ctas(std::span<const prepared_kernel* const> 
     ran[si].assign(ctas[si].size(), 0);
     stop[si] = UINT32_MAX;
   }
-  support::parallel_for(cta_workers(ctas, threads), jobs.size(), [&](unsigned w, std::size_t i) {
-    auto [si, ci] = jobs[i];
+  support::parallel_for(cta_workers(ctas, threads), jobs.size(), [&](unsigned w, std::size_t at) {
+    auto [si, ci] = jobs[at];
     if (ci > stop[si].load()) return;
     exec::launch l = sides[si]->launch;
     l.cta = ctas[si][ci];
