@@ -6,7 +6,7 @@
 //   bench_exec --only TEXT     only the kernels whose pair file contains TEXT
 #include "bench.hpp"
 
-#include <gpueq/check/run.hpp>
+#include <gpueq/check/prepared.hpp>
 #include <gpueq/check/spec_json.hpp>
 
 #include <cstdio>
@@ -35,14 +35,17 @@ void measure(const settings& s, const char* pair_file, bool candidate) {
   const check::kernel_spec& k = candidate ? spec.candidate : spec.reference;
   std::string name = std::string(pair_file) + (candidate ? " (candidate)" : " (reference)");
 
+  // The one grid runner over a prepared kernel (float32: the unlifted program; symbolic: lifted).
+  check::prepared_kernel pk = check::prepare(spec, m, entry, k, candidate ? "candidate" : "reference");
   std::uint64_t steps = 0;
   double f32 = 0;
   if (s.f32) {
-    exec::program p = exec::decode(m, m.functions[entry]);
     f32 = bench::seconds(
         [&] {
-          exec::float32_domain d([](const exec::input_ref& in) { return static_cast<double>(in.element % 7) * 0.25 - 0.5; });
-          steps = check::run_grid(d, p, spec, k).steps;
+          steps = check::run_grid<exec::float32_domain>(pk, [] {
+                    return exec::float32_domain(
+                        [](const exec::input_ref& in) { return static_cast<double>(in.element % 7) * 0.25 - 0.5; });
+                  }).steps;
         },
         s.f32_repeats);
   }
@@ -50,13 +53,10 @@ void measure(const settings& s, const char* pair_file, bool candidate) {
   std::size_t terms = 0;
   double sym = 0;
   if (s.sym) {
-    ptx::module lifted = m;
-    ptx::lift(lifted);
-    exec::program lp = exec::decode(lifted, lifted.functions[entry]);
     sym = bench::seconds(
         [&] {
           term::store st;
-          ssteps = check::run_symbolic(st, lp, spec, k).steps;
+          ssteps = check::run_grid<exec::symbolic_domain>(pk, [&] { return exec::symbolic_domain(st); }).steps;
           terms = st.size();
         },
         s.sym_repeats);

@@ -7,7 +7,7 @@
 //   - a run that stops with an error stops with the same kind of error in float32 and
 //     symbolically (control flow and addresses are concrete in every domain).
 #include <gpueq/canon/evaluate.hpp>
-#include <gpueq/check/run.hpp>
+#include <gpueq/check/prepared.hpp>
 #include <gpueq/check/spec_json.hpp>
 
 #include <doctest/doctest.h>
@@ -80,15 +80,12 @@ void check_side(const check::pair_spec& spec, const ptx::module& m, std::size_t 
   const inputs in = random_inputs(spec, 0x5eed + std::hash<std::string>{}(k.ptx));
   auto source = [&](const exec::input_ref& r) { return value_of(in, r.name, r.element); };
 
-  exec::program concrete = exec::decode(m, m.functions[entry]);
-  ptx::module lifted = m;
-  ptx::lift(lifted);
-  exec::program symbolic = exec::decode(lifted, lifted.functions[entry]);
-
-  exec::float32_domain f32(source);
-  auto f = check::run_grid(f32, concrete, spec, k);
+  // Through the one grid runner: float32 runs the unlifted program, exact and symbolic the lifted.
+  check::prepared_kernel pk = check::prepare(spec, m, entry, k, candidate ? "candidate" : "reference");
+  exec::float32_domain f32(source);  // (its `same` compares float32 results)
+  auto f = check::run_grid<exec::float32_domain>(pk, [&] { return exec::float32_domain(source); });
   term::store s;
-  auto sym = check::run_symbolic(s, symbolic, spec, k);
+  auto sym = check::run_grid<exec::symbolic_domain>(pk, [&] { return exec::symbolic_domain(s); });
 
   if (f.error || sym.error) {
     // Control is concrete, so both runs stop at the same kind of problem; the symbolic run may
@@ -128,8 +125,9 @@ void check_side(const check::pair_spec& spec, const ptx::module& m, std::size_t 
   CHECK(compared > 0);
 
   // Exact rationals equal the symbolic outputs evaluated at 50 digits (kernels without exp & co).
-  exec::exact_domain exact([&](const exec::input_ref& r) { return support::rational(value_of(in, r.name, r.element)); });
-  auto e = check::run_grid(exact, symbolic, spec, k);
+  auto e = check::run_grid<exec::exact_domain>(pk, [&] {
+    return exec::exact_domain([&](const exec::input_ref& r) { return support::rational(value_of(in, r.name, r.element)); });
+  });
   if (!e.error) {
     canon::evaluator<canon::high_precision> hp(s, [&](term::term_id t) {
       std::string name(s.tensor_name(t));
@@ -157,8 +155,7 @@ void check_side(const check::pair_spec& spec, const ptx::module& m, std::size_t 
   for (std::uint64_t seed : {1u, 2u}) {
     exec::engine_options o;
     o.schedule_seed = seed;
-    exec::float32_domain g(source);
-    auto r = check::run_grid<exec::float32_domain>(g, concrete, spec, k, {}, {}, o);
+    auto r = check::run_grid<exec::float32_domain>(pk, [&] { return exec::float32_domain(source); }, 1, o);
     REQUIRE_FALSE(r.error.has_value());
     for (auto& [name, vals] : f.values)
       for (std::size_t i = 0; i < vals.size(); ++i) {

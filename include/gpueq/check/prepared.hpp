@@ -155,18 +155,28 @@ std::vector<grid_run<typename D::result>> run_grids(std::span<const prepared_ker
     const exec::launch& l = sides[si]->launch;
     grid_collector<R> collect(l, ctas[si]);
     D d = make_domain();
-    // Elements that CTAs updated only by atomics of one commuting operation (merge_atomic).
+    // Elements that CTAs updated only by atomics of one commuting operation: every CTA ran from the
+    // input value x, so a + (b - x) for add, max(a, b) and min(a, b) (merge_atomic; over terms in
+    // the symbolic domain, as run_sides does).
     auto combine = [&](std::uint32_t ti, std::uint64_t element, std::uint32_t earlier, std::uint32_t ci, const R& a,
                        const R& b) -> std::optional<R> {
-      if constexpr (!D::symbolic) {  // (symbolic results are term ids: run_sides merges terms)
-        const auto& t = l.tensors[ti];
-        if (!t.input) return std::nullopt;
-        const std::uint64_t off = element * t.element_bytes;
-        const exec::atomic_op op = atomics[si][ci].atomic_only(ti, off, t.element_bytes);
-        if (op != atomics[si][earlier].atomic_only(ti, off, t.element_bytes)) return std::nullopt;
-        return merge_atomic(op, a, b, R(d.finish(d.input(exec::input_ref{ti, t.name, element, t.shape, t.kind}))));
+      const auto& t = l.tensors[ti];
+      if (!t.input) return std::nullopt;
+      const std::uint64_t off = element * t.element_bytes;
+      const exec::atomic_op op = atomics[si][ci].atomic_only(ti, off, t.element_bytes);
+      if (op != atomics[si][earlier].atomic_only(ti, off, t.element_bytes)) return std::nullopt;
+      R x = R(d.finish(d.input(exec::input_ref{ti, t.name, element, t.shape, t.kind})));
+      if constexpr (D::symbolic) {
+        term::store& s = d.store();
+        term::term_id ops[2] = {a, b};
+        switch (op) {
+          case exec::atomic_op::add: return s.add(a, s.sub(b, x));
+          case exec::atomic_op::max: return s.max(ops);
+          case exec::atomic_op::min: return s.min(ops);
+          default: return std::nullopt;
+        }
       } else {
-        return std::nullopt;
+        return merge_atomic(op, a, b, x);
       }
     };
     for (std::uint32_t ci = 0; ci < ctas[si].size() && ran[si][ci]; ++ci)
