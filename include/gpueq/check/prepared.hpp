@@ -165,18 +165,18 @@ std::vector<grid_run<typename D::result>> run_grids(std::span<const prepared_ker
       const std::uint64_t off = element * t.element_bytes;
       const exec::atomic_op op = atomics[si][ci].atomic_only(ti, off, t.element_bytes);
       if (op != atomics[si][earlier].atomic_only(ti, off, t.element_bytes)) return std::nullopt;
-      R x = R(d.finish(d.input(exec::input_ref{ti, t.name, element, t.shape, t.kind})));
+      R initial = R(d.finish(d.input(exec::input_ref{ti, t.name, element, t.shape, t.kind})));
       if constexpr (D::symbolic) {
-        term::store& s = d.store();
+        term::store& terms = d.store();
         term::term_id ops[2] = {a, b};
         switch (op) {
-          case exec::atomic_op::add: return s.add(a, s.sub(b, x));
-          case exec::atomic_op::max: return s.max(ops);
-          case exec::atomic_op::min: return s.min(ops);
+          case exec::atomic_op::add: return terms.add(a, terms.sub(b, initial));
+          case exec::atomic_op::max: return terms.max(ops);
+          case exec::atomic_op::min: return terms.min(ops);
           default: return std::nullopt;
         }
       } else {
-        return merge_atomic(op, a, b, x);
+        return merge_atomic(op, a, b, initial);
       }
     };
     for (std::uint32_t ci = 0; ci < ctas[si].size() && ran[si][ci]; ++ci)
