@@ -224,7 +224,7 @@ inline json report_json(const std::string& file, const std::vector<race_side>& s
   std::string worst = "race-free";
   int worst_code = exit_ok;
   for (const auto& s : sides)
-    if (race::exit_code(s) > worst_code) worst_code = race::exit_code(s), worst = race::verdict_name(s);
+    if (int c = race::exit_code(s); c > worst_code) worst_code = c, worst = race::verdict_name(s);
   j["verdict"] = worst;
   j["exit_code"] = code;
   j["kernels"] = json::array();

@@ -155,29 +155,10 @@ std::vector<grid_run<typename D::result>> run_grids(std::span<const prepared_ker
     const exec::launch& l = sides[si]->launch;
     grid_collector<R> collect(l, ctas[si]);
     D d = make_domain();
-    // Elements that CTAs updated only by atomics of one commuting operation: every CTA ran from the
-    // input value x, so a + (b - x) for add, max(a, b) and min(a, b) (merge_atomic; over terms in
-    // the symbolic domain, as run_sides does).
+    // Elements that CTAs updated only by atomics of one commuting operation (merge_atomic_updates).
     auto combine = [&](std::uint32_t ti, std::uint64_t element, std::uint32_t earlier, std::uint32_t ci, const R& a,
-                       const R& b) -> std::optional<R> {
-      const auto& t = l.tensors[ti];
-      if (!t.input) return std::nullopt;
-      const std::uint64_t off = element * t.element_bytes;
-      const exec::atomic_op op = atomics[si][ci].atomic_only(ti, off, t.element_bytes);
-      if (op != atomics[si][earlier].atomic_only(ti, off, t.element_bytes)) return std::nullopt;
-      R initial = R(d.finish(d.input(exec::input_ref{ti, t.name, element, t.shape, t.kind})));
-      if constexpr (D::symbolic) {
-        term::store& terms = d.store();
-        term::term_id ops[2] = {a, b};
-        switch (op) {
-          case exec::atomic_op::add: return terms.add(a, terms.sub(b, initial));
-          case exec::atomic_op::max: return terms.max(ops);
-          case exec::atomic_op::min: return terms.min(ops);
-          default: return std::nullopt;
-        }
-      } else {
-        return merge_atomic(op, a, b, initial);
-      }
+                       const R& b) {
+      return merge_atomic_updates(d, l, ti, element, atomics[si][earlier], atomics[si][ci], a, b);
     };
     for (std::uint32_t ci = 0; ci < ctas[si].size() && ran[si][ci]; ++ci)
       if (!collect.add(ci, std::move(runs[si][ci]), [](const R& a, const R& b) { return same_result(a, b); }, combine))

@@ -126,7 +126,7 @@ cta_run<typename D::result> run_cta(D& d, const exec::program& p, const exec::la
 // The value of an element that two CTAs (or groups of CTAs) updated only by atomics of one
 // commuting operation, from their values a and b: each ran from the input value x, so their
 // contributions add up as a + (b - x), or meet in max(a, b) / min(a, b). Over values with
-// arithmetic (float32 doubles, rationals); the symbolic run merges terms (check::run_sides).
+// arithmetic (float32 doubles, rationals); merge_atomic_updates merges terms.
 template <class R>
 std::optional<R> merge_atomic(exec::atomic_op op, const R& a, const R& b, const R& x) {
   switch (op) {
@@ -134,6 +134,35 @@ std::optional<R> merge_atomic(exec::atomic_op op, const R& a, const R& b, const 
     case exec::atomic_op::max: return a < b ? b : a;
     case exec::atomic_op::min: return b < a ? b : a;
     default: return std::nullopt;
+  }
+}
+
+// The value of element `element` of launch tensor `ti` that two CTAs (or groups of CTAs) left as a
+// and b, when both footprints show that they updated its bytes only by atomics of one commuting
+// operation (otherwise none): merge_atomic from the input value d gives the element, and over
+// terms in the symbolic domain. The one combine step of run_sides and run_grids.
+template <class D>
+std::optional<typename D::result> merge_atomic_updates(D& d, const exec::launch& l, std::uint32_t ti, std::uint64_t element,
+                                                       const race::cta_footprint& first, const race::cta_footprint& second,
+                                                       const typename D::result& a, const typename D::result& b) {
+  using R = typename D::result;
+  const auto& t = l.tensors[ti];
+  if (!t.input) return std::nullopt;
+  const std::uint64_t off = element * t.element_bytes;
+  const exec::atomic_op op = second.atomic_only(ti, off, t.element_bytes);
+  if (op != first.atomic_only(ti, off, t.element_bytes)) return std::nullopt;
+  auto initial = [&] { return R(d.finish(d.input(exec::input_ref{ti, t.name, element, t.shape, t.kind}))); };
+  if constexpr (D::symbolic) {
+    term::store& terms = d.store();
+    term::term_id ops[2] = {a, b};
+    switch (op) {
+      case exec::atomic_op::add: return terms.add(a, terms.sub(b, initial()));
+      case exec::atomic_op::max: return terms.max(ops);
+      case exec::atomic_op::min: return terms.min(ops);
+      default: return std::nullopt;
+    }
+  } else {
+    return merge_atomic(op, a, b, initial());
   }
 }
 

@@ -230,19 +230,8 @@ inline std::vector<side_report> run_sides(term::store& s, std::span<const prepar
     // each CTA ran from the input value x, so a + (b - x) for add, max(a, b) and min(a, b).
     auto combine = [&](std::uint32_t ti, std::uint64_t element, std::uint32_t earlier, std::uint32_t ci,
                        term::term_id a, term::term_id b) -> std::optional<term::term_id> {
-      const auto& t = k.launch.tensors[ti];
-      if (!options.check_races || !t.input) return std::nullopt;
-      const std::uint64_t off = element * t.element_bytes;
-      const exec::atomic_op op = results[si][ci].footprint.atomic_only(ti, off, t.element_bytes);
-      if (op != results[si][earlier].footprint.atomic_only(ti, off, t.element_bytes)) return std::nullopt;
-      term::term_id ops[2] = {a, b};
-      switch (op) {
-        case exec::atomic_op::add:
-          return s.add(a, s.sub(b, inputs.finish(inputs.input(exec::input_ref{ti, t.name, element, t.shape, t.kind}))));
-        case exec::atomic_op::max: return s.max(ops);
-        case exec::atomic_op::min: return s.min(ops);
-        default: return std::nullopt;
-      }
+      if (!options.check_races) return std::nullopt;  // no footprints were recorded
+      return merge_atomic_updates(inputs, k.launch, ti, element, results[si][earlier].footprint, results[si][ci].footprint, a, b);
     };
     for (std::uint32_t ci = 0; ci < k.ctas.size(); ++ci) {
       job_result& jr = results[si][ci];

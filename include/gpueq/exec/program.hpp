@@ -24,6 +24,7 @@
 #include <bit>
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -141,6 +142,32 @@ struct program {
   std::vector<std::uint32_t> register_names;  // interned name per register index
   std::string_view str(std::uint32_t id) const { return module->str(id); }
 };
+
+// The domain operation of a floating-point arithmetic opcode (the engine's float_op and its f32
+// fast form), or none.
+inline std::optional<aop> float_aop(ptx::opcode code) {
+  using op = ptx::opcode;
+  switch (code) {
+    case op::add: return aop::add;
+    case op::sub: return aop::sub;
+    case op::mul: return aop::mul;
+    case op::fma: case op::mad: return aop::fma;
+    case op::div: return aop::div;
+    case op::neg: return aop::neg;
+    case op::abs: return aop::abs;
+    case op::min: return aop::min;
+    case op::max: return aop::max;
+    case op::rcp: return aop::rcp;
+    case op::sqrt: return aop::sqrt;
+    case op::rsqrt: return aop::rsqrt;
+    case op::ex2: return aop::exp2;
+    case op::lg2: return aop::log2;
+    case op::tanh: return aop::tanh;
+    case op::sin: return aop::sin;
+    case op::cos: return aop::cos;
+    default: return std::nullopt;
+  }
+}
 
 namespace detail {
 
@@ -522,30 +549,11 @@ class decoder {
 
   // f32 arithmetic: the operations the engine's float_op maps to a domain operation.
   static bool f32(const xinstr& x, fast_form& f) {
-    using op = ptx::opcode;
     if (x.type != vtype::f32 || x.types.size() != 1) return false;
     if (!only_flags(x, {flag::ftz, flag::sat, flag::approx, flag::full})) return false;
-    aop o;
-    switch (x.op) {
-      case op::add: o = aop::add; break;
-      case op::sub: o = aop::sub; break;
-      case op::mul: o = aop::mul; break;
-      case op::fma: case op::mad: o = aop::fma; break;
-      case op::div: o = aop::div; break;
-      case op::neg: o = aop::neg; break;
-      case op::abs: o = aop::abs; break;
-      case op::min: o = aop::min; break;
-      case op::max: o = aop::max; break;
-      case op::rcp: o = aop::rcp; break;
-      case op::sqrt: o = aop::sqrt; break;
-      case op::rsqrt: o = aop::rsqrt; break;
-      case op::ex2: o = aop::exp2; break;
-      case op::lg2: o = aop::log2; break;
-      case op::tanh: o = aop::tanh; break;
-      case op::sin: o = aop::sin; break;
-      case op::cos: o = aop::cos; break;
-      default: return false;
-    }
+    auto code = float_aop(x.op);
+    if (!code) return false;
+    const aop o = *code;
     if (x.ops.size() < 2 || x.ops.size() > 4 || !sources(x, x.ops.size() - 1, f)) return false;
     f.op = fast_op::f32_arith;
     f.arith = o;

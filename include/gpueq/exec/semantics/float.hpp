@@ -20,28 +20,9 @@ namespace gpueq::exec {
 
 template <value_domain D, observer O>
 inline void engine<D, O>::float_op(std::uint32_t t, const xinstr& x) {
-  using op = ptx::opcode;
-  aop o;
-  switch (x.op) {
-    case op::add: o = aop::add; break;
-    case op::sub: o = aop::sub; break;
-    case op::mul: o = aop::mul; break;
-    case op::fma: case op::mad: o = aop::fma; break;
-    case op::div: o = aop::div; break;
-    case op::neg: o = aop::neg; break;
-    case op::abs: o = aop::abs; break;
-    case op::min: o = aop::min; break;
-    case op::max: o = aop::max; break;
-    case op::rcp: o = aop::rcp; break;
-    case op::sqrt: o = aop::sqrt; break;
-    case op::rsqrt: o = aop::rsqrt; break;
-    case op::ex2: o = aop::exp2; break;
-    case op::lg2: o = aop::log2; break;
-    case op::tanh: o = aop::tanh; break;
-    case op::sin: o = aop::sin; break;
-    case op::cos: o = aop::cos; break;
-    default: fail_at(error_kind::unsupported, t, "this floating-point instruction");
-  }
+  auto code = float_aop(x.op);
+  if (!code) fail_at(error_kind::unsupported, t, "this floating-point instruction");
+  aop o = *code;
   if (x.ops.size() > 4) fail_at(error_kind::unsupported, t, "three-input min/max");
   float_mode m = mode_of(x);
   rkind k = *rkind_of(x.type);
