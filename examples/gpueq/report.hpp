@@ -91,7 +91,7 @@ inline json thread(const race_side& s, std::uint32_t t) {
 }
 
 inline json barrier_key(exec::barrier_key k) {
-  return {{"kind", k.kind == exec::barrier_kind::cta ? "cta" : "warp"}, {"id", k.id}};
+  return {{"kind", exec::model(k.kind).spelling}, {"id", k.id}};
 }
 
 inline json access(const race_side& s, const race::race_access& a) {

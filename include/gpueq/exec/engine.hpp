@@ -169,14 +169,6 @@ class engine {
   static constexpr std::uint32_t warp_size = 32;
   enum class status : std::uint8_t { runnable, at_barrier, at_warp, exited };
 
-  struct cta_barrier {
-    std::uint32_t generation = 1;
-    std::uint32_t expected = 0;  // threads; 0 with all = true: every live thread
-    bool all = false;
-    std::uint32_t started_by = 0;  // instruction that opened this generation (for messages)
-    std::vector<barrier_registration> regs;
-  };
-
   struct pending_copy {  // cp.async: lands at wait_group
     std::uint64_t group;
     std::uint32_t instruction;
@@ -195,7 +187,8 @@ class engine {
     regs_.assign(std::size_t{n_} * nregs_, value{});
     status_.assign(n_, status::runnable);
     pc_.assign(n_, 0);
-    barrier_of_.assign(n_, 0);
+    barrier_of_.assign(n_, barrier_key{});
+    sync_.clear();
     warp_mask_.assign(n_, 0);
     copies_.assign(n_, {});
     copy_group_.assign(n_, 0);
@@ -269,15 +262,13 @@ class engine {
       if (live_ == 0) break;
       if (!moved) deadlock();
     }
-    for (std::uint32_t b = 0; b < 16; ++b)
-      if (!barriers_[b].regs.empty()) {
-        auto& bar = barriers_[b];
-        fail(error_kind::barrier, bar.regs.front().thread,
-             "barrier " + std::to_string(b) + " generation " + std::to_string(bar.generation) + " never completed: " +
-                 std::to_string(bar.regs.size()) + " of " + std::to_string(bar.expected) +
-                 " threads arrived and every thread has exited",
-             bar.started_by);
-    }
+    sync_.for_each_open([&](barrier_key key, const open_generation& g) {
+      fail(error_kind::barrier, g.regs.front().thread,
+           describe(key) + " generation " + std::to_string(g.generation) + " never completed: " +
+               std::to_string(g.regs.size()) + " of " + std::to_string(g.expected) +
+               " threads arrived and every thread has exited",
+           g.started_by);
+    });
   }
 
   [[noreturn]] void deadlock() {
@@ -291,10 +282,9 @@ class engine {
       msg += " " + std::to_string(ts.size()) + " thread(s) (first " + thread_name(ts.front()) + ") wait at " +
              std::string(ptx::name(p_.code[pc].op)) + " " + where(pc);
       if (status_[ts.front()] == status::at_barrier) {
-        auto& bar = barriers_[barrier_of_[ts.front()]];
-        msg += " [barrier " + std::to_string(barrier_of_[ts.front()]) + " generation " +
-               std::to_string(bar.generation) + ": " + std::to_string(bar.regs.size()) + " registered, " +
-               (bar.all ? std::string("all live threads") : std::to_string(bar.expected)) + " expected]";
+        barrier_key key = barrier_of_[ts.front()];
+        const open_generation& g = sync_.at(key);
+        msg += " [" + describe(key) + " generation " + std::to_string(g.generation) + ": " + g.progress() + "]";
       } else {
         msg += " [warp collective, member mask 0x" + hex(warp_mask_[ts.front()]) + "]";
       }
@@ -309,8 +299,7 @@ class engine {
     --live_;
     o_.on_exit(t);
     // Exited threads no longer hold anyone back.
-    for (std::uint32_t b = 0; b < 16; ++b)
-      if (!barriers_[b].regs.empty()) try_complete(b);
+    sync_.for_each_open([&](barrier_key key, open_generation&) { try_complete(key); });
     std::uint32_t w = t / warp_size;
     for (std::uint32_t u = w * warp_size; u < std::min(n_, (w + 1) * warp_size); ++u)
       if (status_[u] == status::at_warp) {
@@ -776,7 +765,7 @@ class engine {
   void cp_async_wait(std::uint32_t t, std::uint64_t keep, bool all);
   // barrier.hpp
   void barrier(std::uint32_t t, const xinstr& x, std::uint32_t pc);
-  void try_complete(std::uint32_t id);
+  void try_complete(barrier_key key);
   std::uint32_t live_in_warp(std::uint32_t w) const;
   std::uint64_t live_lanes(std::uint32_t w) const;
   // collective.hpp
@@ -816,9 +805,10 @@ class engine {
   std::uint32_t n_ = 0, nregs_ = 0, live_ = 0, warps_ = 0;
   std::vector<value> regs_;
   std::vector<status> status_;
-  std::vector<std::uint32_t> pc_, barrier_of_, warp_mask_;
+  std::vector<std::uint32_t> pc_, warp_mask_;
+  std::vector<barrier_key> barrier_of_;  // per thread at a barrier: the resource it waits on
   std::vector<std::uint32_t> warp_generation_;
-  cta_barrier barriers_[16];
+  sync_table sync_;  // CTA barriers (exec/sync.hpp); warp syncs keep warp_generation_
   std::map<std::uint32_t, bool> red_value_;
   std::vector<std::vector<pending_copy>> copies_;
   std::vector<std::uint64_t> copy_group_;

@@ -11,6 +11,8 @@
 // every *waiting* registrant's later ones. Arrivers learn nothing.
 #pragma once
 
+#include <gpueq/exec/sync.hpp>
+
 #include <boost/unordered/unordered_flat_map.hpp>
 
 #include <cstdint>
@@ -107,30 +109,7 @@ struct access {
   atomic_op op = atomic_op::none;
 };
 
-enum class barrier_kind : std::uint8_t {
-  cta,   // bar/barrier with id 0..15 (`__syncthreads` is id 0 over all threads)
-  warp,  // warp-level synchronization: bar.warp.sync and the implicit sync of shfl/vote/mma/...
-};
-
-struct barrier_key {
-  barrier_kind kind = barrier_kind::cta;
-  std::uint32_t id = 0;  // cta: barrier id; warp: warp index (thread / warp_size)
-  friend bool operator==(const barrier_key&, const barrier_key&) = default;
-};
-
-struct barrier_registration {
-  std::uint32_t thread = 0;
-  bool waits = true;  // false for bar.arrive
-  std::uint32_t instruction = 0;
-};
-
-// A completed generation of a barrier.
-struct barrier_instance {
-  barrier_key key;
-  std::uint32_t generation = 1;  // 1-based, per key
-  std::uint32_t expected = 0;    // threads it waited for
-  std::span<const barrier_registration> participants;  // in registration order
-};
+// Barrier kinds, keys, registrations and completed instances: exec/sync.hpp.
 
 // The observer concept, spelled out by the null observer: every hook is optional in spirit but
 // present in the type, so the engine calls them unconditionally.

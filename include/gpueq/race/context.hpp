@@ -11,7 +11,9 @@
 // its waiting participants acquire it (arrivers publish, learn nothing). A barrier therefore costs
 // in its participants and their distinct clocks, never in the size of memory: there is no
 // per-address thread set for a barrier to sweep. Clock components past the threads carry, per
-// CTA barrier id, the last generation known complete: the recycling check reads them.
+// recycled synchronization resource (exec/sync.hpp's `recycled`: the sixteen CTA barriers), the
+// last generation known complete: the recycling check reads them. What is checked for which
+// resource comes from its model (exec::model(kind)), never from testing kinds and ids here.
 //
 // Per-address state is FastTrack's (last write, reads since it, at most one per thread, kept as
 // one epoch until two unordered readers force a set) at byte granularity, stored per 4-byte word
@@ -51,9 +53,6 @@ struct options {
   // before it went unrecorded, and the caller runs the CTA again with this off.
   bool skip_input_reads = false;
 };
-
-// PTX has 16 CTA barrier resources (bar 0..15); each gets a clock component for recycling.
-inline constexpr std::uint32_t cta_barrier_ids = 16;
 
 namespace detail {
 
@@ -155,7 +154,9 @@ struct group_key_hash {
 };
 
 struct clock_slot {
-  std::vector<std::uint32_t> v;  // threads, then one component per CTA barrier id
+  // Threads, then one component per recycled resource in order of first use; a clock made before
+  // a resource was first used is shorter, and its missing components are 0.
+  std::vector<std::uint32_t> v;
   std::uint32_t refs = 0;        // threads holding it (0 while it is a pending join)
   std::uint64_t serial = 0;      // unique over the run; slots are reused, serials never
 };
@@ -165,13 +166,38 @@ struct pending_join {
   std::uint32_t slot = none;                          // the clock being joined
   boost::unordered_flat_set<std::uint64_t> joined;   // serials of the clocks already in it
   std::uint32_t registrants = 0;
-  std::uint32_t expected = 0;  // CTA barriers: the count the first registrant named
+  std::uint32_t expected = 0;  // resources with a named count: the count the first registrant named
 };
 
 struct history_entry {
   std::uint32_t segment;  // the segment this registration opened
-  std::uint32_t id;
+  exec::barrier_key key;
   std::uint32_t generation;
+};
+
+// One generation of one resource.
+struct instance_key {
+  exec::barrier_key key;
+  std::uint32_t generation = 0;
+  friend bool operator==(const instance_key&, const instance_key&) = default;
+};
+struct instance_key_hash {
+  std::size_t operator()(const instance_key& k) const noexcept {
+    return static_cast<std::size_t>(support::hash_combine(exec::barrier_key_hash{}(k.key), k.generation));
+  }
+};
+struct diagnostic_key_hash {
+  std::size_t operator()(const std::pair<instance_key, barrier_problem>& k) const noexcept {
+    return static_cast<std::size_t>(
+        support::hash_combine(instance_key_hash{}(k.first), static_cast<std::uint64_t>(k.second)));
+  }
+};
+
+// A recycled resource (exec::resource_model::recycled): its clock component and the last of its
+// generations that completed with nobody waiting.
+struct recycled_resource {
+  std::uint32_t component = 0;
+  std::uint32_t all_arrive_generation = 0;
 };
 
 }  // namespace detail
@@ -184,7 +210,8 @@ class context {
     info_ = info;
     threads_ = info.threads;
     warp_size_ = info.warp_size == 0 ? 32 : info.warp_size;
-    width_ = threads_ + cta_barrier_ids;
+    width_ = threads_;
+    recycled_.clear();
     checked_.clear();
     element_bytes_.clear();
     input_only_.clear();
@@ -219,7 +246,6 @@ class context {
     pending_index_.clear();
     pending_.clear();
     free_pending_.clear();
-    all_arrive_generation_.fill(0);
     groups_.clear();
     diagnostic_index_.clear();
     seen_.clear();
@@ -258,9 +284,10 @@ class context {
                            std::uint32_t expected) {
     check_thread(r.thread);
     auto& p = pending_[pending_for(key, generation)];
-    // Counts and recycling are checked for CTA barriers only: warp collectives name lane masks,
-    // which the engine matches itself, lane by lane.
-    if (key.kind == exec::barrier_kind::cta) {
+    // What is checked comes from the resource's model: warp syncs name lane masks, which the
+    // engine matches itself, lane by lane; CTA barriers name counts and are recycled.
+    const exec::resource_model& m = exec::model(key.kind);
+    if (m.named_count) {
       const std::uint32_t n = expected == 0 ? threads_ : expected;
       if (p.registrants == 0) {
         p.expected = n;
@@ -271,11 +298,14 @@ class context {
           d.found = n;
         }
       }
+    }
+    if (m.recycled && generation >= 2) {
       // WEFT's check (Fig. 4) against the thread's state just before it registers. A generation
       // completed by arrivals only was never waited on, so nothing can know of it: WEFT's check is
       // vacuous there, and the all-arrive warning already names it.
-      if (generation >= 2 && key.id < cta_barrier_ids && all_arrive_generation_[key.id] != generation - 1) {
-        const std::uint32_t known = clocks_[acq_[r.thread]].v[threads_ + key.id];
+      const detail::recycled_resource& rr = recycled(key);
+      if (rr.all_arrive_generation != generation - 1) {
+        const std::uint32_t known = component(clocks_[acq_[r.thread]], rr.component);
         if (known < generation - 1) {
           auto& d = diagnose(barrier_problem::unsafe_recycling, key, generation, r);
           if (d.count == 1) d.known_generation = known;
@@ -292,15 +322,18 @@ class context {
     // now is the same. An arriver has moved on: instances with arrivers need their registrations.
     if (pending_[pi].registrants == 0)
       for (auto& r : inst.participants) on_barrier_register(r, inst.key, inst.generation, inst.expected);
+    const exec::resource_model& m = exec::model(inst.key.kind);
+    detail::recycled_resource* rr = m.recycled ? &recycled(inst.key) : nullptr;
     auto& p = pending_[pi];
     auto& c = clocks_[p.slot];
-    if (inst.key.kind == exec::barrier_kind::cta && inst.key.id < cta_barrier_ids)
-      c.v[threads_ + inst.key.id] = std::max(c.v[threads_ + inst.key.id], inst.generation);
+    if (rr) {
+      c.v.resize(width_, 0);
+      c.v[rr->component] = std::max(c.v[rr->component], inst.generation);
+    }
     std::uint32_t waiters = 0;
     for (auto& r : inst.participants) waiters += r.waits;
     if (waiters == 0) {
-      if (inst.key.kind == exec::barrier_kind::cta && inst.key.id < cta_barrier_ids)
-        all_arrive_generation_[inst.key.id] = inst.generation;
+      if (rr) rr->all_arrive_generation = inst.generation;
       if (!inst.participants.empty())
         diagnose(barrier_problem::all_arrive, inst.key, inst.generation, inst.participants.front());
       free_clocks_.push_back(p.slot);
@@ -314,7 +347,7 @@ class context {
       }
     }
     p.slot = detail::none;
-    pending_index_.erase(pending_key(inst.key, inst.generation));
+    pending_index_.erase(detail::instance_key{inst.key, inst.generation});
     free_pending_.push_back(pi);
   }
 
@@ -365,12 +398,18 @@ class context {
     if (--clocks_[s].refs == 0) free_clocks_.push_back(s);
   }
 
-  static std::uint64_t pending_key(exec::barrier_key k, std::uint32_t generation) {
-    return (static_cast<std::uint64_t>(k.id) << 33) | (static_cast<std::uint64_t>(k.kind) << 32) | generation;
+  // A clock's component k (0 past its end: the clock was made before that resource was used).
+  static std::uint32_t component(const detail::clock_slot& c, std::uint32_t k) { return k < c.v.size() ? c.v[k] : 0; }
+
+  // The state of a recycled resource; its first use gives it the next clock component.
+  detail::recycled_resource& recycled(exec::barrier_key key) {
+    auto [it, fresh] = recycled_.try_emplace(key);
+    if (fresh) it->second.component = width_++;
+    return it->second;
   }
 
   std::uint32_t pending_for(exec::barrier_key key, std::uint32_t generation) {
-    auto [it, fresh] = pending_index_.try_emplace(pending_key(key, generation), 0u);
+    auto [it, fresh] = pending_index_.try_emplace(detail::instance_key{key, generation}, 0u);
     if (!fresh) return it->second;
     std::uint32_t pi;
     if (!free_pending_.empty()) {
@@ -395,11 +434,12 @@ class context {
     const std::uint32_t s = ++seg_[t];
     const auto& held = clocks_[acq_[t]];
     auto& into = clocks_[p.slot].v;
+    if (into.size() < width_) into.resize(width_, 0);
     if (p.joined.insert(held.serial).second)
-      for (std::uint32_t k = 0; k < width_; ++k) into[k] = std::max(into[k], held.v[k]);
+      for (std::size_t k = 0; k < held.v.size(); ++k) into[k] = std::max(into[k], held.v[k]);
     into[t] = std::max(into[t], s);
     ++p.registrants;
-    if (key.kind == exec::barrier_kind::cta) history_[t].push_back({s, key.id, generation});
+    if (exec::model(key.kind).marks_segments) history_[t].push_back({s, key, generation});
   }
 
   // --- shadow memory --------------------------------------------------------------------------
@@ -541,7 +581,7 @@ class context {
                                [](std::uint32_t s, const detail::history_entry& e) { return s < e.segment; });
     if (it == h.begin()) return {};
     --it;
-    return {exec::barrier_key{exec::barrier_kind::cta, it->id}, it->generation};
+    return {it->key, it->generation};
   }
 
   void conflict(std::uint32_t t, std::uint32_t segment, std::uint32_t instruction, exec::access_kind earlier,
@@ -580,7 +620,8 @@ class context {
 
   barrier_diagnostic& diagnose(barrier_problem problem, exec::barrier_key key, std::uint32_t generation,
                                const exec::barrier_registration& r) {
-    auto [it, fresh] = diagnostic_index_.try_emplace(std::pair{pending_key(key, generation), problem}, detail::none);
+    auto [it, fresh] =
+        diagnostic_index_.try_emplace(std::pair{detail::instance_key{key, generation}, problem}, detail::none);
     if (fresh && result_.barriers.size() < options_.max_barrier_diagnostics) {
       it->second = static_cast<std::uint32_t>(result_.barriers.size());
       barrier_diagnostic d;
@@ -603,7 +644,7 @@ class context {
 
   options options_;
   exec::run_info info_;
-  std::uint32_t threads_ = 0, warp_size_ = 32, width_ = cta_barrier_ids;
+  std::uint32_t threads_ = 0, warp_size_ = 32, width_ = 0;
   std::vector<std::uint8_t> checked_;         // per region: global or shared
   std::vector<std::uint8_t> input_only_;      // per region: reads left unrecorded (skip_input_reads)
   bool incomplete_ = false;                   // an input-only region was written (see incomplete())
@@ -614,12 +655,13 @@ class context {
   std::uint64_t next_serial_ = 2;
   std::vector<std::uint32_t> acq_;  // per thread: the clock slot it holds
   std::vector<std::uint32_t> seg_;  // per thread: barrier operations executed
-  std::vector<std::vector<detail::history_entry>> history_;  // per thread: CTA registrations, for reports
+  // Per thread: registrations on resources that mark segments (CTA barriers), for reports.
+  std::vector<std::vector<detail::history_entry>> history_;
 
-  boost::unordered_flat_map<std::uint64_t, std::uint32_t> pending_index_;  // (key, generation) -> pending_
+  boost::unordered_flat_map<detail::instance_key, std::uint32_t, detail::instance_key_hash> pending_index_;  // -> pending_
   std::vector<detail::pending_join> pending_;
   std::vector<std::uint32_t> free_pending_;
-  std::array<std::uint32_t, cta_barrier_ids> all_arrive_generation_{};  // last generation nobody waited on
+  boost::unordered_flat_map<exec::barrier_key, detail::recycled_resource, exec::barrier_key_hash> recycled_;
 
   boost::unordered_flat_map<detail::word_key, detail::word, detail::word_key_hash> shadow_;  // global words
   static constexpr std::uint64_t dense_limit_words = std::uint64_t{1} << 20;
@@ -637,7 +679,8 @@ class context {
   boost::unordered_flat_set<std::uint64_t> seen_;  // racing pairs of the current access
 
   boost::unordered_flat_map<detail::group_key, std::uint32_t, detail::group_key_hash> groups_;
-  boost::unordered_flat_map<std::pair<std::uint64_t, barrier_problem>, std::uint32_t> diagnostic_index_;
+  boost::unordered_flat_map<std::pair<detail::instance_key, barrier_problem>, std::uint32_t, detail::diagnostic_key_hash>
+      diagnostic_index_;
   barrier_diagnostic scratch_diagnostic_;
   report result_;
 };

@@ -148,11 +148,6 @@ inline std::string where(std::uint32_t instruction, const source_lookup& lookup)
   return s;
 }
 
-inline std::string barrier_name(exec::barrier_key k) {
-  return k.kind == exec::barrier_kind::cta ? "barrier " + std::to_string(k.id)
-                                           : "warp " + std::to_string(k.id) + " sync";
-}
-
 inline std::string address(const race& r, const exec::run_info& info) {
   if (r.region >= info.regions.size()) return "region " + std::to_string(r.region) + " byte " + std::to_string(r.offset);
   const auto& reg = info.regions[r.region];
@@ -170,7 +165,7 @@ inline std::string side(const race_access& a, const source_lookup& lookup) {
   if (a.after.generation == 0)
     s += " (before any CTA barrier)";
   else
-    s += " (after " + barrier_name(a.after.key) + " generation " + std::to_string(a.after.generation) + ")";
+    s += " (after " + exec::describe(a.after.key) + " generation " + std::to_string(a.after.generation) + ")";
   return s;
 }
 
@@ -186,7 +181,7 @@ inline std::string format(const race& r, const exec::run_info& info, const sourc
 
 inline std::string format(const barrier_diagnostic& d, const source_lookup& lookup = {}) {
   std::string s = std::string(d.is_error() ? "error: " : "warning: ") + std::string(name(d.problem)) + " on " +
-                  detail::barrier_name(d.where.key) + " generation " + std::to_string(d.where.generation) + ": ";
+                  exec::describe(d.where.key) + " generation " + std::to_string(d.where.generation) + ": ";
   switch (d.problem) {
     case barrier_problem::unsafe_recycling:
       s += "thread " + std::to_string(d.thread) + " registers at " + detail::where(d.instruction, lookup) +

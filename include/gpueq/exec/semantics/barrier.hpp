@@ -1,7 +1,9 @@
 // CTA barriers (semantics of engine<D, O>, declared in exec/engine.hpp): bar/barrier sync, arrive and
-// red on sixteen ids, as generations (WEFT). Counting is per warp (PTX, sm_70+): a warp counts as
-// warp-size threads once all its non-exited threads have registered. A generation completes when
-// enough have arrived; its waiting registrants resume after the barrier, with bar.red's result.
+// red on sixteen ids, as generations of the `cta` synchronization resource (exec/sync.hpp, which
+// says how it counts and what the race context checks). Counting is per warp (PTX, sm_70+): a
+// warp counts as warp-size threads once all its non-exited threads have registered. A generation
+// completes when enough have arrived; its waiting registrants resume after the barrier, with
+// bar.red's result.
 #pragma once
 
 #include <gpueq/exec/engine.hpp>
@@ -25,7 +27,10 @@ inline void engine<D, O>::barrier(std::uint32_t t, const xinstr& x, std::uint32_
   bool red = x.has(flag::red);
   std::size_t first = red ? 1 : 0;
   std::uint64_t id = to_bits(read(t, x.ops[first]), t) & 0xffffffff;
-  if (id >= 16) fail_at(error_kind::barrier, t, "barrier id " + std::to_string(id) + " is not in 0..15");
+  constexpr std::uint64_t ids = model(barrier_kind::cta).identities;
+  if (id >= ids)
+    fail_at(error_kind::barrier, t, "barrier id " + std::to_string(id) + " is not in 0.." + std::to_string(ids - 1));
+  const barrier_key key{barrier_kind::cta, id};
   std::optional<std::uint32_t> count;
   std::size_t count_at = first + 1;
   if (x.ops.size() > count_at + (red ? 1 : 0)) {
@@ -34,14 +39,14 @@ inline void engine<D, O>::barrier(std::uint32_t t, const xinstr& x, std::uint32_
       fail_at(error_kind::barrier, t, "barrier thread count " + std::to_string(*count) + " is not a positive multiple of the warp size");
   }
   if (arrive && !count) fail_at(error_kind::barrier, t, "bar.arrive needs a thread count");
-  auto& bar = barriers_[id];
-  if (bar.regs.empty()) {
+  open_generation& bar = sync_.at(key);
+  if (!bar.open()) {
     bar.all = !count;
     bar.expected = count.value_or(0);
     bar.started_by = pc;
   } else if (bar.all != !count || (count && *count != bar.expected)) {
     fail_at(error_kind::barrier, t,
-            "barrier " + std::to_string(id) + " generation " + std::to_string(bar.generation) + " was opened at " +
+            describe(key) + " generation " + std::to_string(bar.generation) + " was opened at " +
                 where(bar.started_by) + " expecting " + (bar.all ? std::string("all threads") : std::to_string(bar.expected)) +
                 " but this instruction names " + (count ? std::to_string(*count) : std::string("all threads")));
   }
@@ -51,51 +56,39 @@ inline void engine<D, O>::barrier(std::uint32_t t, const xinstr& x, std::uint32_
   }
   barrier_registration reg_{t, !arrive, pc};
   bar.regs.push_back(reg_);
-  o_.on_barrier_register(reg_, barrier_key{barrier_kind::cta, static_cast<std::uint32_t>(id)}, bar.generation,
-                         bar.expected);
+  o_.on_barrier_register(reg_, key, bar.generation, bar.expected);
   if (arrive) {
     pc_[t] = pc + 1;
   } else {  // resumes after the barrier when the generation completes
     status_[t] = status::at_barrier;
-    barrier_of_[t] = static_cast<std::uint32_t>(id);
+    barrier_of_[t] = key;
   }
-  try_complete(static_cast<std::uint32_t>(id));
+  try_complete(key);
 }
 
 template <value_domain D, observer O>
-inline void engine<D, O>::try_complete(std::uint32_t id) {
-  auto& bar = barriers_[id];
-  if (bar.regs.empty()) return;
+inline void engine<D, O>::try_complete(barrier_key key) {
+  open_generation& bar = sync_.at(key);
+  if (!bar.open()) return;
   std::uint32_t arrived;
   if (bar.all) {
     if (bar.regs.size() < live_) return;
     arrived = static_cast<std::uint32_t>(bar.regs.size());
   } else {
-    // Per-warp counting: a warp whose non-exited threads have all registered counts as a whole
-    // warp; a warp still arriving counts its registered threads.
-    // (A registrant that has exited since, e.g. after bar.arrive, still counts as arrived.)
-    std::vector<std::uint32_t> per_warp(warps_, 0), live_registered(warps_, 0);
-    for (auto& r : bar.regs) {
-      ++per_warp[r.thread / warp_size];
-      live_registered[r.thread / warp_size] += status_[r.thread] != status::exited;
-    }
-    arrived = 0;
-    for (std::uint32_t w = 0; w < warps_; ++w) {
-      if (!per_warp[w]) continue;
-      arrived += live_registered[w] == live_in_warp(w) ? warp_size : per_warp[w];
-    }
+    arrived = arrived_per_warp(
+        bar, warps_, warp_size, [&](std::uint32_t u) { return status_[u] == status::exited; },
+        [&](std::uint32_t w) { return live_in_warp(w); });
     if (arrived < bar.expected) return;
     if (arrived > bar.expected)
       fail(error_kind::barrier, bar.regs.back().thread,
-           "barrier " + std::to_string(id) + " generation " + std::to_string(bar.generation) + ": " +
-               std::to_string(arrived) + " threads arrived for " + std::to_string(bar.expected) + " expected (over-subscription)",
+           describe(key) + " generation " + std::to_string(bar.generation) + ": " + std::to_string(arrived) +
+               " threads arrived for " + std::to_string(bar.expected) + " expected (over-subscription)",
            bar.regs.back().instruction);
   }
   std::vector<barrier_registration> regs = std::move(bar.regs);
   bar.regs.clear();
   ++stats_.barrier_instances;
-  o_.on_barrier_complete(barrier_instance{barrier_key{barrier_kind::cta, id}, bar.generation,
-                                          bar.all ? arrived : bar.expected, regs});
+  o_.on_barrier_complete(barrier_instance{key, bar.generation, bar.all ? arrived : bar.expected, regs});
   ++bar.generation;
   // bar.red: the reduction over every registrant's predicate.
   std::uint64_t popc = 0;

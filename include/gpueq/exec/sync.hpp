@@ -1,0 +1,208 @@
+// Synchronization resources: the one description of barriers that the engine and the race
+// context share (issue 18 item 3). A resource is something threads register on, generation after
+// generation, until a generation completes and orders the registrants' earlier work before the
+// waiters' later work (WEFT's barrier model, digest §6.3). What differs between the kinds of
+// resource is data, written once here per kind (`resource_model`):
+//
+// - identity: what names one resource (`barrier_key::id`): a CTA barrier id 0..15, a warp index;
+//   an mbarrier will be named by its shared-memory address (region and offset), a cluster
+//   barrier by the cluster;
+// - arrival: how registrations count towards completion (per warp for CTA barriers on sm_70+,
+//   every non-exited lane of a member mask for warp syncs; an mbarrier counts arrivals per
+//   thread plus transaction bytes);
+// - waiting: whether a waiter blocks at the instruction until the generation completes (bar.sync,
+//   collectives) or polls and learns completion later (mbarrier.try_wait: the waiter acquires a
+//   generation that completed before it looked, so the race context keeps completed clocks);
+// - what the race context checks: whether registrants name a count that must agree, whether the
+//   identity is recycled (WEFT's recycling check, one clock component per identity), whether
+//   registering without waiting exists (a generation nobody waited on is diagnosed), and whether
+//   race reports name the resource as the last synchronization before an access.
+//
+// The engine keeps a resource's open generation in `open_generation` (the registrations so far)
+// and decides completion with the model's arrival rule (`arrived`); the race context reads the
+// model instead of testing kinds and ids. Adding a kind is a row in GPUEQ_EXEC_SYNC_KINDS, its
+// arrival rule if new, and the instructions that register on it (docs/ARCHITECTURE.md,
+// "Synchronization").
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpueq::exec {
+
+// How registrations count towards a generation's completion.
+enum class arrival_rule : std::uint8_t {
+  // A warp counts as warp-size threads once all its non-exited threads have registered; a warp
+  // still arriving counts its registered threads (PTX bar/barrier on sm_70+). A generation
+  // completes at the count the instruction names, or when every live thread of the CTA has
+  // registered if it names none.
+  per_warp,
+  // Every non-exited lane of the member mask has registered (warp-level synchronization).
+  lane_mask,
+};
+
+// How a waiter learns that a generation completed.
+enum class wait_rule : std::uint8_t {
+  block,  // it registers and is held at the instruction until the generation completes
+  poll,   // it asks, and may ask after the generation completed (acquires a completed generation)
+};
+
+// X(enumerator, noun in messages, JSON spelling, arrival, waiting, identities (0: open),
+//   named count, recycled, may arrive without waiting, marks segments in race reports)
+#define GPUEQ_EXEC_SYNC_KINDS(X)                                                                      \
+  X(cta, "barrier", "cta", per_warp, block, 16, true, true, true, true)                             \
+  X(warp, "warp", "warp", lane_mask, block, 0, false, false, false, false)
+
+enum class barrier_kind : std::uint8_t {
+#define GPUEQ_EXEC_SYNC_ENUM(e, ...) e,
+  GPUEQ_EXEC_SYNC_KINDS(GPUEQ_EXEC_SYNC_ENUM)
+#undef GPUEQ_EXEC_SYNC_ENUM
+};
+
+struct resource_model {
+  std::string_view noun;      // "barrier 3", "warp 1": the noun before the identity in messages
+  std::string_view spelling;  // in JSON reports
+  arrival_rule arrival = arrival_rule::per_warp;
+  wait_rule waiting = wait_rule::block;
+  std::uint64_t identities = 0;  // how many per CTA when the ISA fixes it (bar: 16); 0 when open
+  // Registrants name the count the generation waits for, and all of one generation must name the
+  // same (WEFT's count check; the engine stops on a mismatch, the race context diagnoses it).
+  bool named_count = false;
+  // One identity serves generation after generation, and threads may register on it while others
+  // are still on an earlier generation: WEFT's recycling check applies, and the race context keeps
+  // a clock component per identity with the last generation a thread knows complete.
+  bool recycled = false;
+  // Threads may register without waiting (bar.arrive): a generation that completes with no waiter
+  // orders nothing and is diagnosed.
+  bool may_arrive = false;
+  // Race reports name the last registration on such a resource before an access ("after barrier
+  // 1 generation 2"). Warp syncs are left out: one per shuffle, they would name nothing useful.
+  bool marks_segments = false;
+};
+
+inline constexpr resource_model resource_models[] = {
+#define GPUEQ_EXEC_SYNC_MODEL(e, noun, spelling, arrival, waiting, ids, named, recycled, arrive, marks) \
+  resource_model{noun, spelling, arrival_rule::arrival, wait_rule::waiting, ids, named, recycled, arrive, marks},
+    GPUEQ_EXEC_SYNC_KINDS(GPUEQ_EXEC_SYNC_MODEL)
+#undef GPUEQ_EXEC_SYNC_MODEL
+};
+inline constexpr std::size_t barrier_kind_count = std::size(resource_models);
+
+constexpr const resource_model& model(barrier_kind k) { return resource_models[static_cast<std::size_t>(k)]; }
+
+// The table's own consistency, checked where it is written.
+consteval bool sync_models_consistent() {
+  for (const resource_model& m : resource_models) {
+    if (m.noun.empty() || m.spelling.empty()) return false;
+    if (m.may_arrive && m.waiting != wait_rule::block) return false;  // arrivals are for generations waiters block on
+    if (m.named_count && m.arrival == arrival_rule::lane_mask) return false;  // a mask is its own count
+  }
+  return true;
+}
+static_assert(sync_models_consistent(), "GPUEQ_EXEC_SYNC_KINDS: a row contradicts itself");
+
+// One resource: its kind and its identity within the CTA (a barrier id, a warp index; an
+// mbarrier's shared address will be region << 32 | offset).
+struct barrier_key {
+  barrier_kind kind = barrier_kind::cta;
+  std::uint64_t id = 0;
+  friend bool operator==(const barrier_key&, const barrier_key&) = default;
+  friend auto operator<=>(const barrier_key&, const barrier_key&) = default;
+};
+
+struct barrier_key_hash {
+  std::size_t operator()(const barrier_key& k) const noexcept {
+    std::uint64_t h = k.id * 0x9e3779b97f4a7c15ull ^ static_cast<std::uint64_t>(k.kind);
+    return static_cast<std::size_t>(h ^ (h >> 29));
+  }
+};
+
+// "barrier 3", "warp 1": how messages and reports name a resource.
+inline std::string describe(barrier_key k) { return std::string(model(k.kind).noun) + " " + std::to_string(k.id); }
+
+struct barrier_registration {
+  std::uint32_t thread = 0;
+  bool waits = true;  // false for bar.arrive
+  std::uint32_t instruction = 0;
+};
+
+// A completed generation of a barrier.
+struct barrier_instance {
+  barrier_key key;
+  std::uint32_t generation = 1;  // 1-based, per key
+  std::uint32_t expected = 0;    // threads it waited for
+  std::span<const barrier_registration> participants;  // in registration order
+};
+
+// The engine's state of one resource between completions: the generation threads register on
+// now and its registrations so far.
+struct open_generation {
+  std::uint32_t generation = 1;
+  std::uint32_t expected = 0;    // the count registrants name; with all = true: every live thread
+  bool all = false;              // (per_warp) no count named: the generation waits for every live thread
+  std::uint32_t started_by = 0;  // instruction that opened this generation (for messages)
+  std::vector<barrier_registration> regs;
+
+  bool open() const { return !regs.empty(); }
+  // "3 registered, 64 expected" / "all live threads expected".
+  std::string progress() const {
+    return std::to_string(regs.size()) + " registered, " +
+           (all ? std::string("all live threads") : std::to_string(expected)) + " expected";
+  }
+};
+
+// The per-warp arrival rule (arrival_rule::per_warp) over a generation's registrations: how many
+// threads have arrived. `exited(t)` says whether thread t has exited, `live_in_warp(w)` how many
+// threads of warp w have not. A registrant that exited since (after bar.arrive) still counts.
+template <class Exited, class LiveInWarp>
+std::uint32_t arrived_per_warp(const open_generation& g, std::uint32_t warps, std::uint32_t warp_size,
+                               Exited exited, LiveInWarp live_in_warp) {
+  std::vector<std::uint32_t> per_warp(warps, 0), live_registered(warps, 0);
+  for (const barrier_registration& r : g.regs) {
+    ++per_warp[r.thread / warp_size];
+    live_registered[r.thread / warp_size] += !exited(r.thread);
+  }
+  std::uint32_t arrived = 0;
+  for (std::uint32_t w = 0; w < warps; ++w) {
+    if (!per_warp[w]) continue;
+    arrived += live_registered[w] == live_in_warp(w) ? warp_size : per_warp[w];
+  }
+  return arrived;
+}
+
+// The resources of one CTA with an open generation or a generation count past the first: keyed
+// by barrier_key, iterated in key order so that messages do not depend on hashing.
+class sync_table {
+ public:
+  open_generation& at(barrier_key k) {
+    auto it = std::lower_bound(keys_.begin(), keys_.end(), k);
+    auto i = static_cast<std::size_t>(it - keys_.begin());
+    if (it == keys_.end() || *it != k) {
+      keys_.insert(it, k);
+      states_.insert(states_.begin() + static_cast<std::ptrdiff_t>(i), open_generation{});
+    }
+    return states_[i];
+  }
+  void clear() {
+    keys_.clear();
+    states_.clear();
+  }
+  // f(key, state) for every resource whose current generation has registrations, in key order.
+  // f may complete the generation (empty its registrations) but not add resources.
+  template <class F>
+  void for_each_open(F f) {
+    for (std::size_t i = 0; i < keys_.size(); ++i)
+      if (states_[i].open()) f(keys_[i], states_[i]);
+  }
+
+ private:
+  std::vector<barrier_key> keys_;  // sorted; a CTA has few resources (16 barriers, a ring's mbarriers)
+  std::vector<open_generation> states_;
+};
+
+}  // namespace gpueq::exec
