@@ -3,11 +3,12 @@
 #
 #   ./regen.sh           rewrite every .ptx from its .cu (needs nvcc, CUDA 13)
 #   ./regen.sh --check   regenerate into a temporary folder, diff against the committed .ptx,
-#                        and run `ptxas -arch=sm_80` on every committed .ptx; exit 1 on any
+#                        and run `ptxas` (sm_80, hopper/ sm_90a) on every committed .ptx; exit 1 on any
 #                        difference or ptxas error
 #
 # Default flags: every <family>/<name>.cu becomes <family>/<name>.ptx with
 #   nvcc -ptx -lineinfo -arch=sm_80
+# except the hopper/ family, which targets sm_90a (arch_of below; ptxas checks it for sm_90a).
 # Files built with other flags, or several PTX files from one source, are listed in VARIANTS
 # below (output, source, extra flags). Absolute paths in `.file` directives are cut to the file
 # name and the sources are compiled from a fixed folder (/tmp/gpueq-kernels-regen), so the PTX
@@ -15,7 +16,7 @@
 # The gpueq tests only read the committed .ptx files; nothing here is needed to run them.
 set -eu
 
-DEFAULT_FLAGS="-ptx -lineinfo -arch=sm_80"
+DEFAULT_FLAGS="-ptx -lineinfo"
 
 # output.ptx  source.cu  extra flags (appended to DEFAULT_FLAGS)
 VARIANTS='
@@ -54,11 +55,19 @@ for cu in */*.cu; do
   cp "$cu" "$stage/$cu"
 done
 
+# The architecture a family's kernels are compiled for and checked against.
+arch_of() {
+  case "$1" in
+    hopper/*) echo sm_90a ;;
+    *) echo sm_80 ;;
+  esac
+}
+
 gen() { # gen OUT.ptx SRC.cu [extra flags...]
-  dst="$out/$1"; src="$stage/$2"; shift 2
+  dst="$out/$1"; src="$stage/$2"; arch="$(arch_of "$2")"; shift 2
   mkdir -p "$(dirname "$dst")"
   # shellcheck disable=SC2086
-  nvcc $DEFAULT_FLAGS "$@" "$src" -o "$dst"
+  nvcc $DEFAULT_FLAGS -arch="$arch" "$@" "$src" -o "$dst"
   sed -i -E 's|(\.file[[:space:]]+[0-9]+[[:space:]]+")[^"]*/([^"/]+")|\1\2|' "$dst"
 }
 
@@ -81,7 +90,7 @@ for ptx in */*.ptx; do
     echo "regen.sh: $ptx differs from freshly generated PTX:" >&2
     diff -u "$ptx" "$out/$ptx" | head -20 >&2; status=1
   fi
-  if ! ptxas -arch=sm_80 "$ptx" -o /dev/null; then
+  if ! ptxas -arch="$(arch_of "$ptx")" "$ptx" -o /dev/null; then
     echo "regen.sh: ptxas rejects $ptx" >&2; status=1
   fi
 done

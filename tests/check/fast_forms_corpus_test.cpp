@@ -50,6 +50,10 @@ struct event_hash {
     for (auto& p : b.participants) mix(p.thread);
     ++events;
   }
+  void on_barrier_acquire(const exec::barrier_registration& r, exec::barrier_key k, std::uint32_t g) {
+    for (std::uint64_t v : {std::uint64_t{r.thread}, std::uint64_t{r.instruction}, k.id, std::uint64_t{g}}) mix(v);
+    ++events;
+  }
   void on_exit(std::uint32_t t) {
     mix(t);
     ++events;

@@ -47,6 +47,9 @@ struct event_log {
     for (auto& p : b.participants) os << p.thread << ',';
     add("complete", static_cast<int>(b.key.kind), b.key.id, b.generation, b.expected, os.str());
   }
+  void on_barrier_acquire(const exec::barrier_registration& r, exec::barrier_key k, std::uint32_t g) {
+    add("acquire", r.thread, static_cast<int>(k.kind), k.id, g, r.instruction);
+  }
   void on_exit(std::uint32_t t) { add("exit", t); }
 };
 

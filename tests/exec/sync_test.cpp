@@ -18,7 +18,7 @@ namespace {
 
 // Every event, in the order the engine reports it.
 struct recorder {
-  enum class what { access, registration, completion, exit };
+  enum class what { access, registration, completion, acquisition, exit };
   struct event {
     what w = what::access;
     exec::access a{};
@@ -58,6 +58,14 @@ struct recorder {
     e.generation = b.generation;
     e.expected = b.expected;
     e.participants.assign(b.participants.begin(), b.participants.end());
+    events.push_back(e);
+  }
+  void on_barrier_acquire(const exec::barrier_registration& r, exec::barrier_key key, std::uint32_t generation) {
+    event e;
+    e.w = what::acquisition;
+    e.r = r;
+    e.key = key;
+    e.generation = generation;
     events.push_back(e);
   }
   void on_exit(std::uint32_t t) {

@@ -3,7 +3,9 @@
 // event reported to an observer (exec/observer.hpp). Written once for all domains.
 //
 // Schedule: round robin over threads in linear-id order; a thread runs until it blocks (at a CTA
-// barrier or a warp collective) or exits. VOLTA's confluence makes one schedule enough for a
+// barrier, a warp collective, a wait on an incomplete mbarrier phase, or a load of memory nobody
+// has written yet, which waits for other threads to move: engine_options::reads_wait_for_writes)
+// or exits. VOLTA's confluence makes one schedule enough for a
 // race-free, well-synchronized CTA; the race context (an observer) is what proves the CTA is one.
 //
 // Structured CTAs (VOLTA §3.2): addresses, branch conditions, barrier operands and loop bounds are
@@ -16,6 +18,8 @@
 // counts as warp-size threads once all its non-exited threads have arrived. A barrier without a
 // count waits for every non-exited thread of the CTA. Warp collectives (shfl, vote, match, redux,
 // bar.warp.sync, mma, ldmatrix, wmma) wait for the non-exited threads of their member mask.
+// mbarriers (semantics/mbarrier.hpp) are objects in shared memory with phases; every kind of
+// synchronization is described once in exec/sync.hpp, for this engine and the race context.
 //
 // Speed: a thread runs in a loop (run_thread) that executes the instructions with a fast form
 // (program.hpp: integer and f32 arithmetic, comparisons, moves, loads and stores through a
@@ -92,6 +96,14 @@ struct engine_options {
   // through the generic path: the same results, errors and observer events, more slowly (the
   // tests compare the two).
   bool fast_forms = true;
+  // A load (ld/ldu) of shared memory or of an output tensor that no thread has written yet
+  // waits: the thread is parked at the load until some other thread makes progress, then runs it
+  // again. If another thread writes the place meanwhile, the load reads that value and the race
+  // context sees an unordered write and read (a RAW race with both lines) instead of the run
+  // stopping at an "uninitialized" read that was only early; if no thread can move while a load
+  // waits, the first such load is the uninitialized-read error it always was. Off: the first
+  // unwritten read stops the run at once.
+  bool reads_wait_for_writes = true;
 };
 
 // The resident memory of this process in MiB, 0 where it cannot be read.
@@ -167,7 +179,10 @@ class engine {
 
  private:
   static constexpr std::uint32_t warp_size = 32;
-  enum class status : std::uint8_t { runnable, at_barrier, at_warp, exited };
+  enum class status : std::uint8_t { runnable, at_barrier, at_warp, at_read, exited };
+  // Thrown by load_pieces when a waitable load (read_waits_) finds a place nobody has written:
+  // caught by run_thread/step_once, which park the thread at the load (status::at_read).
+  struct read_wait {};
 
   struct pending_copy {  // cp.async: lands at wait_group
     std::uint64_t group;
@@ -189,6 +204,9 @@ class engine {
     pc_.assign(n_, 0);
     barrier_of_.assign(n_, barrier_key{});
     sync_.clear();
+    mbarriers_.clear();
+    waiting_reads_.clear();
+    read_waits_ = false;
     warp_mask_.assign(n_, 0);
     copies_.assign(n_, {});
     copy_group_.assign(n_, 0);
@@ -227,6 +245,9 @@ class engine {
   void schedule() {
     for (;;) {
       bool moved = false;
+      // A load that waited ran one step and changed nothing: it is not progress.
+      const std::uint64_t steps_before = stats_.steps;
+      waits_this_pass_ = 0;
       if (options_.lockstep_warps) {
         for (std::uint32_t w = 0; w < warps_; ++w)
           for (bool any = true; any;) {
@@ -260,6 +281,20 @@ class engine {
           }
       }
       if (live_ == 0) break;
+      moved = moved && stats_.steps - steps_before > waits_this_pass_;
+      if (!waiting_reads_.empty()) {
+        // Loads that found nothing written: after progress, try them again; without progress
+        // nobody will write for them, so the first is the uninitialized read it is.
+        std::vector<std::uint32_t> readers = std::move(waiting_reads_);
+        waiting_reads_.clear();
+        for (std::uint32_t t : readers) status_[t] = status::runnable;
+        if (!moved) {
+          options_.reads_wait_for_writes = false;
+          run_thread(readers.front());
+          options_.reads_wait_for_writes = true;
+        }
+        continue;
+      }
       if (!moved) deadlock();
     }
     sync_.for_each_open([&](barrier_key key, const open_generation& g) {
@@ -283,8 +318,12 @@ class engine {
              std::string(ptx::name(p_.code[pc].op)) + " " + where(pc);
       if (status_[ts.front()] == status::at_barrier) {
         barrier_key key = barrier_of_[ts.front()];
-        const open_generation& g = sync_.at(key);
-        msg += " [" + describe(key) + " generation " + std::to_string(g.generation) + ": " + g.progress() + "]";
+        if (key.kind == barrier_kind::mbarrier) {
+          msg += " [" + resource_name(key) + " " + mbarrier_progress(mbarriers_[key]) + "]";
+        } else {
+          const open_generation& g = sync_.at(key);
+          msg += " [" + describe(key) + " generation " + std::to_string(g.generation) + ": " + g.progress() + "]";
+        }
       } else {
         msg += " [warp collective, member mask 0x" + hex(warp_mask_[ts.front()]) + "]";
       }
@@ -319,6 +358,20 @@ class engine {
   // Runs thread t until it blocks or exits: step_once in a loop, with the fast forms inline.
   void run_thread(std::uint32_t t) {
     if (status_[t] != status::runnable) return;
+    try {
+      run_thread_loop(t);
+    } catch (const read_wait&) {
+      wait_for_write(t);
+    }
+  }
+  // Parks thread t at the load it is running (pc_[t]) until other threads have moved.
+  void wait_for_write(std::uint32_t t) {
+    read_waits_ = false;
+    status_[t] = status::at_read;
+    waiting_reads_.push_back(t);
+    ++waits_this_pass_;
+  }
+  void run_thread_loop(std::uint32_t t) {
     const std::size_t size = p_.code.size();
     const bool fast = fast_forms_;
     std::uint32_t pc = pc_[t];
@@ -346,7 +399,11 @@ class engine {
       exit_thread(t);
       return;
     }
-    step(t);
+    try {
+      step(t);
+    } catch (const read_wait&) {
+      wait_for_write(t);
+    }
   }
   // The step limit, the progress callback and the memory limit, at the step counts where one of
   // them has something to do (next_check_).
@@ -592,6 +649,7 @@ class engine {
       case op::bra: pc_[t] = x.target; return;
       case op::ret: case op::exit: exit_thread(t); return;
       case op::bar: case op::barrier: return barrier(t, x, pc);
+      case op::mbarrier_test_wait: case op::mbarrier_try_wait: return mbarrier_wait(t, x, pc);
       case op::bar_warp_sync: case op::shfl: case op::vote: case op::match: case op::redux: case op::mma:
       case op::ldmatrix: case op::wmma_load: case op::wmma_store: case op::wmma_mma:
         return arrive_warp(t, x, pc);
@@ -614,6 +672,9 @@ class engine {
       case op::st: return store(t, x, pc);
       case op::atom: case op::red: return atomic(t, x, pc);
       case op::cp_async: return cp_async(t, x, pc);
+      case op::mbarrier_init: case op::mbarrier_inval: case op::mbarrier_arrive: case op::mbarrier_arrive_drop:
+      case op::mbarrier_expect_tx: case op::mbarrier_complete_tx: case op::mbarrier_pending_count:
+        return mbarrier_op(t, x, pc);
       case op::cp_async_commit_group: ++copy_group_[t]; return;
       case op::cp_async_wait_group: return cp_async_wait(t, to_bits(read(t, x.ops[0]), t), false);
       case op::cp_async_wait_all: return cp_async_wait(t, 0, true);
@@ -768,6 +829,28 @@ class engine {
   void try_complete(barrier_key key);
   std::uint32_t live_in_warp(std::uint32_t w) const;
   std::uint64_t live_lanes(std::uint32_t w) const;
+  // mbarrier.hpp
+  static constexpr std::int64_t max_mbarrier_count = (1 << 20) - 1;  // PTX: counts and tx-counts
+  struct mbarrier_state {
+    bool valid = false, invalidated = false;
+    std::uint32_t expected = 0, pending = 0;
+    std::int64_t tx = 0;              // transaction bytes expected and not yet completed
+    std::uint32_t phase = 0;          // phases completed since init
+    std::uint32_t generation_base = 0;  // phases of earlier inits of the object (observer generations)
+    std::vector<barrier_registration> regs;  // releases into the current phase
+    std::vector<std::uint32_t> pollers;       // threads parked at a wait for the current phase
+  };
+  struct mbarrier_ref {
+    barrier_key key;
+    mbarrier_state& m;
+  };
+  mbarrier_ref mbarrier_at(std::uint32_t t, const xinstr& x, const xoperand& a, std::uint32_t pc, access_kind kind);
+  std::string resource_name(barrier_key key) const;
+  std::string mbarrier_progress(const mbarrier_state& m) const;
+  void mbarrier_op(std::uint32_t t, const xinstr& x, std::uint32_t pc);
+  void mbarrier_register(std::uint32_t t, barrier_key key, mbarrier_state& m, std::uint32_t pc);
+  void mbarrier_try_complete(barrier_key key, mbarrier_state& m);
+  void mbarrier_wait(std::uint32_t t, const xinstr& x, std::uint32_t pc);
   // collective.hpp
   void arrive_warp(std::uint32_t t, const xinstr& x, std::uint32_t pc);
   void try_collective(std::uint32_t t);
@@ -809,6 +892,10 @@ class engine {
   std::vector<barrier_key> barrier_of_;  // per thread at a barrier: the resource it waits on
   std::vector<std::uint32_t> warp_generation_;
   sync_table sync_;  // CTA barriers (exec/sync.hpp); warp syncs keep warp_generation_
+  std::map<barrier_key, mbarrier_state> mbarriers_;  // by shared-memory place (ordered: messages)
+  bool read_waits_ = false;                    // a load that may wait for a write is running
+  std::vector<std::uint32_t> waiting_reads_;   // threads parked at such a load (status::at_read)
+  std::uint64_t waits_this_pass_ = 0;          // loads parked in the scheduler's current pass
   std::map<std::uint32_t, bool> red_value_;
   std::vector<std::vector<pending_copy>> copies_;
   std::vector<std::uint64_t> copy_group_;
@@ -854,5 +941,6 @@ class engine {
 #include <gpueq/exec/semantics/atomic.hpp>
 #include <gpueq/exec/semantics/async_copy.hpp>
 #include <gpueq/exec/semantics/barrier.hpp>
+#include <gpueq/exec/semantics/mbarrier.hpp>
 #include <gpueq/exec/semantics/collective.hpp>
 #include <gpueq/exec/semantics/tensor_core.hpp>

@@ -1,6 +1,7 @@
 // The events the execution engine reports while it runs one CTA: every shared/global memory
 // access, every barrier registration and completed barrier instance (CTA barriers, named
-// barriers and warp-level synchronization alike), and thread exits. The race context
+// barriers, warp-level synchronization and mbarriers alike), a poller's acquisition of a
+// completed mbarrier phase, and thread exits. The race context
 // (gpueq/race/) is an observer; so are the tests' recorders. The engine is a template over its
 // observer, so a run without one (the null observer) pays nothing for the hooks.
 //
@@ -121,6 +122,10 @@ struct null_observer {
   void on_barrier_register(const barrier_registration&, barrier_key, std::uint32_t /*generation*/,
                            std::uint32_t /*expected*/) {}
   void on_barrier_complete(const barrier_instance&) {}
+  // A waiter of a polled resource (wait_rule::poll, exec/sync.hpp: mbarrier.test_wait/try_wait)
+  // observed that `generation` of `key` completed, possibly long after it did: it acquires what
+  // the generation's registrants released. (Waiters of blocking resources register instead.)
+  void on_barrier_acquire(const barrier_registration&, barrier_key, std::uint32_t /*generation*/) {}
   void on_exit(std::uint32_t /*thread*/) {}
 };
 
@@ -131,6 +136,7 @@ concept observer = requires(O o, const run_info& ri, const access& a, const barr
   o.on_access(a);
   o.on_barrier_register(r, barrier_key{}, std::uint32_t{}, std::uint32_t{});
   o.on_barrier_complete(bi);
+  o.on_barrier_acquire(r, barrier_key{}, std::uint32_t{});
   o.on_exit(std::uint32_t{});
 };
 

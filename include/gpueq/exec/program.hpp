@@ -36,13 +36,17 @@ namespace gpueq::exec {
   X(down) X(bfly) X(idx) X(all) X(any) X(ballot) X(and_, "and") X(or_, "or") X(xor_, "xor") X(popc) X(add)    \
   X(min) X(max) X(exch) X(cas) X(inc) X(dec) X(arrive) X(red) X(cc) X(clamp) X(wrap) X(l) X(r) X(row) X(col)  \
   X(a) X(b) X(c) X(d) X(sync) X(m16n8k16) X(m16n8k8) X(m16n16k16) X(m8n8) X(shiftamt) X(nc) X(volatile_,      \
-  "volatile") X(ca) X(cg) X(to) X(m16n8k4) X(nan_, "NaN") X(relu) X(abs) X(wait_group) X(f4e)
+  "volatile") X(ca) X(cg) X(to) X(m16n8k4) X(nan_, "NaN") X(relu) X(abs) X(wait_group) X(f4e) \
+  X(parity) X(expect_tx)
 
 enum class flag : std::uint8_t {
 #define GPUEQ_FLAG_ENUM(e, ...) e,
   GPUEQ_EXEC_FLAGS(GPUEQ_FLAG_ENUM)
 #undef GPUEQ_FLAG_ENUM
 };
+#define GPUEQ_FLAG_COUNT(...) +1
+static_assert(0 GPUEQ_EXEC_FLAGS(GPUEQ_FLAG_COUNT) <= 64, "xinstr::flags has one bit per flag: widen it first");
+#undef GPUEQ_FLAG_COUNT
 
 enum class special_reg : std::uint8_t {
   tid_x, tid_y, tid_z, ntid_x, ntid_y, ntid_z, ctaid_x, ctaid_y, ctaid_z, nctaid_x, nctaid_y, nctaid_z,
@@ -205,6 +209,10 @@ inline const boost::unordered_flat_map<std::string_view, modifier_meaning>& modi
     constexpr std::pair<std::string_view, ptx::state_space> spaces[] = {
         {".global", ptx::state_space::global}, {".shared", ptx::state_space::shared},
         {".shared::cta", ptx::state_space::shared}, {".local", ptx::state_space::local},
+        // A CTA's own shared memory is a window of the cluster's (PTX: a .shared::cta address is
+        // a valid .shared::cluster address of the executing CTA). Addresses of other CTAs come
+        // only from mapa, which gpueq does not run yet, so .shared::cluster is .shared here.
+        {".shared::cluster", ptx::state_space::shared},
         {".const", ptx::state_space::constant}, {".param", ptx::state_space::param}};
     for (auto [s, sp] : spaces) t.emplace(s, modifier_meaning{w::space, static_cast<std::uint8_t>(sp)});
     t.emplace(".v2", modifier_meaning{w::vec, 2});
@@ -216,7 +224,10 @@ inline const boost::unordered_flat_map<std::string_view, modifier_meaning>& modi
     for (std::string_view s : {".relaxed", ".acquire", ".release", ".acq_rel", ".sc", ".weak", ".cta", ".gpu", ".sys",
                                ".cluster", ".cs", ".lu", ".cv", ".wb", ".wt", ".L1::evict_last", ".L1::evict_first",
                                ".L1::no_allocate", ".L2::64B", ".L2::128B", ".L2::256B", ".L2::cache_hint",
-                               ".L1::evict_normal", ".L1::evict_unchanged", ".noinc"})
+                               ".L1::evict_normal", ".L1::evict_unchanged", ".noinc",
+                               // fence.mbarrier_init orders an mbarrier's init for the cluster's
+                               // other CTAs; within one CTA the barrier after the init does.
+                               ".mbarrier_init"})
       t.emplace(s, modifier_meaning{w::ignore, 0});
     return t;
   }();

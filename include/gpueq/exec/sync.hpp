@@ -44,6 +44,11 @@ enum class arrival_rule : std::uint8_t {
   per_warp,
   // Every non-exited lane of the member mask has registered (warp-level synchronization).
   lane_mask,
+  // Explicit counts: each arrive names how many arrivals it is (default 1) against the count the
+  // object was initialized with, and transaction bytes are expected and completed on the side; a
+  // phase completes when the pending arrivals and the pending bytes are both zero. A thread that
+  // exits counts for nothing (mbarrier).
+  counted,
 };
 
 // How a waiter learns that a generation completed.
@@ -53,10 +58,12 @@ enum class wait_rule : std::uint8_t {
 };
 
 // X(enumerator, noun in messages, JSON spelling, arrival, waiting, identities (0: open),
-//   named count, recycled, may arrive without waiting, marks segments in race reports)
+//   named count, recycled, may arrive without waiting, marks segments in race reports,
+//   identity is a shared-memory address)
 #define GPUEQ_EXEC_SYNC_KINDS(X)                                                                      \
-  X(cta, "barrier", "cta", per_warp, block, 16, true, true, true, true)                             \
-  X(warp, "warp", "warp", lane_mask, block, 0, false, false, false, false)
+  X(cta, "barrier", "cta", per_warp, block, 16, true, true, true, true, false)                      \
+  X(warp, "warp", "warp", lane_mask, block, 0, false, false, false, false, false)                   \
+  X(mbarrier, "mbarrier", "mbarrier", counted, poll, 0, false, false, false, false, true)
 
 enum class barrier_kind : std::uint8_t {
 #define GPUEQ_EXEC_SYNC_ENUM(e, ...) e,
@@ -83,11 +90,13 @@ struct resource_model {
   // Race reports name the last registration on such a resource before an access ("after barrier
   // 1 generation 2"). Warp syncs are left out: one per shuffle, they would name nothing useful.
   bool marks_segments = false;
+  // The identity is a place in shared memory, region << 32 | byte offset (an mbarrier object).
+  bool addressed = false;
 };
 
 inline constexpr resource_model resource_models[] = {
-#define GPUEQ_EXEC_SYNC_MODEL(e, noun, spelling, arrival, waiting, ids, named, recycled, arrive, marks) \
-  resource_model{noun, spelling, arrival_rule::arrival, wait_rule::waiting, ids, named, recycled, arrive, marks},
+#define GPUEQ_EXEC_SYNC_MODEL(e, noun, spelling, arrival, waiting, ids, named, recycled, arrive, marks, addr) \
+  resource_model{noun, spelling, arrival_rule::arrival, wait_rule::waiting, ids, named, recycled, arrive, marks, addr},
     GPUEQ_EXEC_SYNC_KINDS(GPUEQ_EXEC_SYNC_MODEL)
 #undef GPUEQ_EXEC_SYNC_MODEL
 };
@@ -100,14 +109,15 @@ consteval bool sync_models_consistent() {
   for (const resource_model& m : resource_models) {
     if (m.noun.empty() || m.spelling.empty()) return false;
     if (m.may_arrive && m.waiting != wait_rule::block) return false;  // arrivals are for generations waiters block on
-    if (m.named_count && m.arrival == arrival_rule::lane_mask) return false;  // a mask is its own count
+    if (m.named_count && m.arrival != arrival_rule::per_warp) return false;  // a mask or an init is the count
+    if (m.addressed && m.identities != 0) return false;  // addresses are open
   }
   return true;
 }
 static_assert(sync_models_consistent(), "GPUEQ_EXEC_SYNC_KINDS: a row contradicts itself");
 
-// One resource: its kind and its identity within the CTA (a barrier id, a warp index; an
-// mbarrier's shared address will be region << 32 | offset).
+// One resource: its kind and its identity within the CTA (a barrier id, a warp index, an
+// mbarrier's shared-memory place as region << 32 | offset).
 struct barrier_key {
   barrier_kind kind = barrier_kind::cta;
   std::uint64_t id = 0;
@@ -122,8 +132,15 @@ struct barrier_key_hash {
   }
 };
 
-// "barrier 3", "warp 1": how messages and reports name a resource.
-inline std::string describe(barrier_key k) { return std::string(model(k.kind).noun) + " " + std::to_string(k.id); }
+// "barrier 3", "warp 1", "mbarrier at shared region 2 byte 16": how reports name a resource (the
+// engine's own messages name an addressed one by its array, see engine::resource_name).
+inline std::string describe(barrier_key k) {
+  const resource_model& m = model(k.kind);
+  if (m.addressed)
+    return std::string(m.noun) + " at shared region " + std::to_string(k.id >> 32) + " byte " +
+           std::to_string(k.id & 0xffffffffu);
+  return std::string(m.noun) + " " + std::to_string(k.id);
+}
 
 struct barrier_registration {
   std::uint32_t thread = 0;

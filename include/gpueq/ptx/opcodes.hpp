@@ -60,10 +60,6 @@ inline constexpr opcode_status supported{};
 constexpr opcode_status unsupported(std::string_view message) { return opcode_status{message}; }
 }  // namespace opcode_rows
 
-// One message for the whole mbarrier family: what is missing is one synchronization object with
-// phases, not nine instructions.
-#define GPUEQ_PTX_MBARRIER_MESSAGE "mbarrier.* (Hopper asynchronous barriers) is not modelled yet"
-
 // The rows: (enumerator, PTX spelling, fewest operands, most operands, family, status). A
 // spelling with dots (`bar.warp.sync`, `cp.async.wait_group`) is matched as the longest dotted
 // prefix of the instruction; the remaining dotted parts are its modifiers. A destination pair
@@ -217,15 +213,15 @@ constexpr opcode_status unsupported(std::string_view message) { return opcode_st
   X(redux, "redux", 3, 3, warp_collective, supported)                                                                \
   X(elect, "elect", 2, 2, warp_collective,                                                                           \
     unsupported("elect.sync (elect one leader lane of a warp) is not modelled yet"))                                 \
-  X(mbarrier_init, "mbarrier.init", 2, 2, mbarrier, unsupported(GPUEQ_PTX_MBARRIER_MESSAGE))                         \
-  X(mbarrier_inval, "mbarrier.inval", 1, 1, mbarrier, unsupported(GPUEQ_PTX_MBARRIER_MESSAGE))                       \
-  X(mbarrier_arrive, "mbarrier.arrive", 1, 3, mbarrier, unsupported(GPUEQ_PTX_MBARRIER_MESSAGE))                     \
-  X(mbarrier_arrive_drop, "mbarrier.arrive_drop", 1, 3, mbarrier, unsupported(GPUEQ_PTX_MBARRIER_MESSAGE))           \
-  X(mbarrier_test_wait, "mbarrier.test_wait", 3, 3, mbarrier, unsupported(GPUEQ_PTX_MBARRIER_MESSAGE))               \
-  X(mbarrier_try_wait, "mbarrier.try_wait", 3, 4, mbarrier, unsupported(GPUEQ_PTX_MBARRIER_MESSAGE))                 \
-  X(mbarrier_pending_count, "mbarrier.pending_count", 2, 2, mbarrier, unsupported(GPUEQ_PTX_MBARRIER_MESSAGE))       \
-  X(mbarrier_expect_tx, "mbarrier.expect_tx", 2, 2, mbarrier, unsupported(GPUEQ_PTX_MBARRIER_MESSAGE))               \
-  X(mbarrier_complete_tx, "mbarrier.complete_tx", 2, 2, mbarrier, unsupported(GPUEQ_PTX_MBARRIER_MESSAGE))           \
+  X(mbarrier_init, "mbarrier.init", 2, 2, mbarrier, supported)                                                       \
+  X(mbarrier_inval, "mbarrier.inval", 1, 1, mbarrier, supported)                                                     \
+  X(mbarrier_arrive, "mbarrier.arrive", 1, 3, mbarrier, supported)                                                   \
+  X(mbarrier_arrive_drop, "mbarrier.arrive_drop", 1, 3, mbarrier, supported)                                         \
+  X(mbarrier_test_wait, "mbarrier.test_wait", 3, 3, mbarrier, supported)                                             \
+  X(mbarrier_try_wait, "mbarrier.try_wait", 3, 4, mbarrier, supported)                                               \
+  X(mbarrier_pending_count, "mbarrier.pending_count", 2, 2, mbarrier, supported)                                     \
+  X(mbarrier_expect_tx, "mbarrier.expect_tx", 2, 2, mbarrier, supported)                                             \
+  X(mbarrier_complete_tx, "mbarrier.complete_tx", 2, 2, mbarrier, supported)                                         \
   X(setmaxnreg, "setmaxnreg", 1, 1, fence_misc,                                                                      \
     unsupported("setmaxnreg (warpgroup register reallocation) is not modelled yet"))                                 \
   X(griddepcontrol, "griddepcontrol", 0, 0, fence_misc,                                                              \
@@ -306,8 +302,8 @@ static_assert(detail::opcode_spellings_unique(), "two rows spell the same opcode
 static_assert(detail::every_family_used(), "a family no opcode belongs to");
 static_assert(family(opcode::lifted) == opcode_family::lifted_pseudo_op && is_supported(opcode::lifted),
               "the lifting pass's pseudo-op is executed by the engine");
-static_assert(!is_supported(opcode::mbarrier_init) &&
-                  unsupported_message(opcode::mbarrier_init) == GPUEQ_PTX_MBARRIER_MESSAGE,
+static_assert(is_supported(opcode::mbarrier_init) && !is_supported(opcode::mapa) &&
+                  unsupported_message(opcode::mapa).starts_with("mapa "),
               "the status column reaches the table");
 
 // The opcode spelled exactly `s` (dots included), or nullopt. Pseudo-opcodes are not found.

@@ -212,6 +212,7 @@ class context {
     warp_size_ = info.warp_size == 0 ? 32 : info.warp_size;
     width_ = threads_;
     recycled_.clear();
+    completed_.clear();
     checked_.clear();
     element_bytes_.clear();
     input_only_.clear();
@@ -332,9 +333,13 @@ class context {
     }
     std::uint32_t waiters = 0;
     for (auto& r : inst.participants) waiters += r.waits;
-    if (waiters == 0) {
+    if (m.waiting == exec::wait_rule::poll) {
+      // Its waiters come later (on_barrier_acquire): keep the clock for them.
+      c.serial = next_serial_++;
+      keep_completed(inst.key, inst.generation, p.slot);
+    } else if (waiters == 0) {
       if (rr) rr->all_arrive_generation = inst.generation;
-      if (!inst.participants.empty())
+      if (!inst.participants.empty() && m.may_arrive)
         diagnose(barrier_problem::all_arrive, inst.key, inst.generation, inst.participants.front());
       free_clocks_.push_back(p.slot);
     } else {
@@ -349,6 +354,31 @@ class context {
     p.slot = detail::none;
     pending_index_.erase(detail::instance_key{inst.key, inst.generation});
     free_pending_.push_back(pi);
+  }
+
+  // A poller observed that `generation` of `key` completed: it now knows what the generation's
+  // registrants knew. A generation older than the last few kept ones (kept_generations) is
+  // acquired as nothing, which can only report more races, never fewer.
+  void on_barrier_acquire(const exec::barrier_registration& r, exec::barrier_key key, std::uint32_t generation) {
+    check_thread(r.thread);
+    auto it = completed_.find(key);
+    if (it == completed_.end()) return;
+    for (const auto& [g, slot] : it->second) {
+      if (g != generation) continue;
+      const std::uint32_t held = acq_[r.thread];
+      if (held == slot) return;
+      const std::uint32_t n = new_clock();
+      auto& v = clocks_[n].v;
+      const auto& a = clocks_[held].v;
+      const auto& b = clocks_[slot].v;
+      for (std::size_t k = 0; k < a.size(); ++k) v[k] = std::max(v[k], a[k]);
+      for (std::size_t k = 0; k < b.size(); ++k) v[k] = std::max(v[k], b[k]);
+      clocks_[n].serial = next_serial_++;
+      clocks_[n].refs = 1;
+      release(held);
+      acq_[r.thread] = n;
+      return;
+    }
   }
 
   void on_exit(std::uint32_t thread) { check_thread(thread); }
@@ -406,6 +436,20 @@ class context {
     auto [it, fresh] = recycled_.try_emplace(key);
     if (fresh) it->second.component = width_++;
     return it->second;
+  }
+
+  // A completed generation of a polled resource, kept for its late waiters: the last
+  // kept_generations per resource (a parity wait can only name the last completed phase; a wait
+  // on an older phase's state is rare).
+  static constexpr std::size_t kept_generations = 4;
+  void keep_completed(exec::barrier_key key, std::uint32_t generation, std::uint32_t slot) {
+    auto& kept = completed_[key];
+    if (kept.size() == kept_generations) {
+      release(kept.front().second);
+      kept.erase(kept.begin());
+    }
+    clocks_[slot].refs = 1;
+    kept.push_back({generation, slot});
   }
 
   std::uint32_t pending_for(exec::barrier_key key, std::uint32_t generation) {
@@ -662,6 +706,10 @@ class context {
   std::vector<detail::pending_join> pending_;
   std::vector<std::uint32_t> free_pending_;
   boost::unordered_flat_map<exec::barrier_key, detail::recycled_resource, exec::barrier_key_hash> recycled_;
+  // Polled resources: their last completed generations and the clocks their waiters acquire.
+  boost::unordered_flat_map<exec::barrier_key, std::vector<std::pair<std::uint32_t, std::uint32_t>>,
+                            exec::barrier_key_hash>
+      completed_;
 
   boost::unordered_flat_map<detail::word_key, detail::word, detail::word_key_hash> shadow_;  // global words
   static constexpr std::uint64_t dense_limit_words = std::uint64_t{1} << 20;

@@ -152,6 +152,7 @@ struct atomic_observer {
   }
   void on_barrier_register(const exec::barrier_registration&, exec::barrier_key, std::uint32_t, std::uint32_t) {}
   void on_barrier_complete(const exec::barrier_instance&) {}
+  void on_barrier_acquire(const exec::barrier_registration&, exec::barrier_key, std::uint32_t) {}
   void on_exit(std::uint32_t) {}
 };
 
@@ -168,6 +169,9 @@ struct recording_observer {
     ctx->on_barrier_register(r, k, g, e);
   }
   void on_barrier_complete(const exec::barrier_instance& b) { ctx->on_barrier_complete(b); }
+  void on_barrier_acquire(const exec::barrier_registration& r, exec::barrier_key k, std::uint32_t g) {
+    ctx->on_barrier_acquire(r, k, g);
+  }
   void on_exit(std::uint32_t t) { ctx->on_exit(t); }
 };
 

@@ -10,6 +10,7 @@
 #include <gpueq/exec/semantics/bits.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -309,6 +310,10 @@ auto engine<D, O>::load_pieces(std::uint32_t t, region<real>& r, std::uint64_t o
   if (any_unwritten) {
     if (!r.inputs) {
       if (r.space == memory_space::constant) return value::of_bits(0);
+      // Another thread may still write it: the load waits (engine_options::reads_wait_for_writes).
+      if (read_waits_ && options_.reads_wait_for_writes &&
+          (r.space == memory_space::shared || r.space == memory_space::global))
+        throw read_wait{};
       std::string what = r.space == memory_space::global ? "output tensor " + r.name + " before any thread writes it"
                          : r.space == memory_space::shared ? "uninitialized shared memory " + r.name
                                                            : std::string("uninitialized local memory");
@@ -386,9 +391,16 @@ inline void engine<D, O>::load(std::uint32_t t, const xinstr& x, std::uint32_t p
   }
   check_alignment(t, addr.at, w * n);
   place p = locate(t, x.has_space ? x.space : ptx::state_space::generic, addr, w * n);
+  // Every element is read before anything is observed or written, so that a load that waits for
+  // a write (read_wait) has changed nothing when it runs again.
+  if (n > 8) fail_at(error_kind::unsupported, t, "a vector of more than 8 elements");
+  std::array<value, 8> vs;
+  read_waits_ = true;
+  for (std::uint32_t i = 0; i < n; ++i) vs[i] = load_cell(t, *p.r, p.offset + std::uint64_t{i} * w, w);
+  read_waits_ = false;
   observe(t, p, w * n, access_kind::read, pc);
   for (std::uint32_t i = 0; i < n; ++i) {
-    value v = load_cell(t, *p.r, p.offset + std::uint64_t{i} * w, w);
+    value& v = vs[i];
     if (v.t == value::tag::bits && is_signed(x.type)) v.bits = static_cast<std::uint64_t>(sext(v.bits, x.type));
     else if (v.t == value::tag::bits) v.bits &= mask_of(x.type);
     write(t, n == 1 ? dst : dst.elems[i], std::move(v));
@@ -451,9 +463,22 @@ inline bool engine<D, O>::fast_load(std::uint32_t t, value* regs, const fast_for
   std::uint32_t w = f.width, all = w * f.n;
   if (addr.at & (all - 1)) return false;  // misaligned: the generic path reports it
   place p = locate_fast(t, pc, f.space, addr, all);
+  // As in load: read every element before observing or writing (a waiting load changes nothing).
+  read_waits_ = true;
+  if (f.n == 1) {
+    value v = load_cell(t, *p.r, p.offset, w);
+    read_waits_ = false;
+    observe(t, p, all, access_kind::read, pc);
+    if (v.t == value::tag::bits) v.bits = cut(v.bits, f.t_shift, f.t_signed);
+    regs[f.dst[0]] = std::move(v);
+    return true;
+  }
+  value vs[4];
+  for (std::uint32_t i = 0; i < f.n; ++i) vs[i] = load_cell(t, *p.r, p.offset + std::uint64_t{i} * w, w);
+  read_waits_ = false;
   observe(t, p, all, access_kind::read, pc);
   for (std::uint32_t i = 0; i < f.n; ++i) {
-    value v = load_cell(t, *p.r, p.offset + std::uint64_t{i} * w, w);
+    value& v = vs[i];
     if (v.t == value::tag::bits) v.bits = cut(v.bits, f.t_shift, f.t_signed);
     regs[f.dst[i]] = std::move(v);
   }

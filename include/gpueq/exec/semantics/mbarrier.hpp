@@ -1,0 +1,217 @@
+// mbarriers (semantics of engine<D, O>, declared in exec/engine.hpp): the `mbarrier` synchronization
+// resource of exec/sync.hpp, an object of 8 bytes in shared memory with phases. PTX ISA, "Parallel
+// Synchronization and Communication Instructions: mbarrier":
+//
+// - init sets the expected arrival count (1 .. 2^20-1), the pending count to it, the pending
+//   transaction bytes to 0 and the phase to 0; inval ends the object's life.
+// - arrive (count, default 1) takes arrivals off the pending count; arrive_drop also takes them
+//   off the expected count of later phases; expect_tx adds transaction bytes, complete_tx takes
+//   them off (arrive.expect_tx is expect_tx, then arrive). When the pending count and the pending
+//   bytes are both 0, the phase completes: the phase number advances, the pending count is the
+//   expected count again.
+// - arrive returns a state: here the phase the arrival went to (high 32 bits) and the pending
+//   count it left (low 32 bits, what pending_count reads back).
+// - test_wait / try_wait ask whether a phase completed: the phase of a state (completed once the
+//   current phase is past it), or with .parity the phase of that parity among the current and
+//   the one before it (completed unless the current phase has that parity; at phase 0 the
+//   "preceding" phase of parity 1 counts as completed, which is why producers start waiting on
+//   parity 1).
+//
+// Semantic choices the ISA leaves to us (README, "Semantics"):
+// - A wait that finds its phase incomplete is not answered false: the thread is parked at the
+//   instruction until the phase completes and then runs it again (true). This is the schedule in
+//   which the waiter is slow, a legal one; for the retry loops kernels write it is the same result
+//   without spinning. If no thread can move while one is parked, the run is a deadlock naming the
+//   mbarrier, its phase, and the arrivals and bytes still pending. A kernel that does other work
+//   when a test_wait says false is checked only on this schedule.
+// - Ordering (race context): every arrive, arrive_drop, expect_tx and complete_tx registers on the
+//   current phase without waiting (it releases); a wait that observes a completed phase acquires
+//   it (observer::on_barrier_acquire). `.relaxed` waits are treated as `.acquire` ones.
+// - The object's own bytes: init and inval are writes of its 8 bytes, every other operation an
+//   atomic access, so a use not ordered after the init (or an init racing a use) is a race.
+// - An operation on an uninitialized or invalidated object, over-arrival (more arrivals than
+//   pending) and a count out of range stop the run (a barrier error).
+#pragma once
+
+#include <gpueq/exec/engine.hpp>
+
+#include <cstdint>
+#include <string>
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wrestrict"  // GCC bug 105329, as in exec/engine.hpp
+#endif
+
+namespace gpueq::exec {
+
+// The object an mbarrier instruction names: its shared-memory place (8 bytes, 8-aligned), observed
+// as a write (init, inval) or an atomic access (everything else).
+template <value_domain D, observer O>
+inline auto engine<D, O>::mbarrier_at(std::uint32_t t, const xinstr& x, const xoperand& a, std::uint32_t pc,
+                                      access_kind kind) -> mbarrier_ref {
+  address_value addr = effective_address(t, a);
+  check_alignment(t, addr.at, 8);
+  place p = locate(t, x.has_space ? x.space : ptx::state_space::generic, addr, 8);
+  if (p.index == ~0u || p.r->space != memory_space::shared)
+    fail_at(error_kind::barrier, t, "an mbarrier object must be in shared memory, not in " + std::string(name(p.r->space)));
+  observe(t, p, 8, kind, pc, {}, atomic_op::other);
+  barrier_key key{barrier_kind::mbarrier, (std::uint64_t{p.index} << 32) | p.offset};
+  mbarrier_state& m = mbarriers_[key];
+  if (x.op != ptx::opcode::mbarrier_init && !m.valid)
+    fail_at(error_kind::barrier, t,
+            resource_name(key) + (m.invalidated ? " was invalidated" : " is used before mbarrier.init"));
+  return {key, m};
+}
+
+// "mbarrier full[1] (shared byte 8)": the array and element of an mbarrier object.
+template <value_domain D, observer O>
+inline std::string engine<D, O>::resource_name(barrier_key key) const {
+  if (!model(key.kind).addressed) return describe(key);
+  auto region = static_cast<std::uint32_t>(key.id >> 32);
+  std::uint64_t offset = key.id & 0xffffffffu;
+  if (region >= regions_.size()) return describe(key);
+  const auto& r = regions_[region];
+  return "mbarrier " + r.name + "[" + std::to_string(offset / 8) + "] (shared byte " + std::to_string(offset) + ")";
+}
+
+// "phase 3: 1 of 2 arrivals pending, 4096 transaction bytes pending".
+template <value_domain D, observer O>
+inline std::string engine<D, O>::mbarrier_progress(const mbarrier_state& m) const {
+  return "phase " + std::to_string(m.phase) + ": " + std::to_string(m.pending) + " of " + std::to_string(m.expected) +
+         " arrivals pending, " + std::to_string(m.tx) + " transaction bytes pending";
+}
+
+template <value_domain D, observer O>
+inline void engine<D, O>::mbarrier_op(std::uint32_t t, const xinstr& x, std::uint32_t pc) {
+  using op = ptx::opcode;
+  auto count_of = [&](const xoperand& o, const char* what, std::int64_t lo) {
+    auto v = static_cast<std::int64_t>(to_bits(read(t, o), t) & 0xffffffffu);
+    if (v < lo || v > max_mbarrier_count)
+      fail_at(error_kind::barrier, t,
+              std::string(what) + " " + std::to_string(v) + " is not in " + std::to_string(lo) + ".." +
+                  std::to_string(max_mbarrier_count));
+    return v;
+  };
+  switch (x.op) {
+    case op::mbarrier_init: {
+      auto [key, m] = mbarrier_at(t, x, x.ops[0], pc, access_kind::write);
+      std::int64_t n = count_of(x.ops[1], "mbarrier.init count", 1);
+      if (m.valid && !m.regs.empty())
+        fail_at(error_kind::barrier, t, resource_name(key) + " is initialized again while its " +
+                                            mbarrier_progress(m) + " has arrivals");
+      // Observers number the generations of one key increasingly across inits: the new object's
+      // first phase comes after every phase the old one began.
+      std::uint32_t base = m.generation_base + m.phase + 1;
+      m = mbarrier_state{};
+      m.valid = true;
+      m.expected = m.pending = static_cast<std::uint32_t>(n);
+      m.generation_base = base;
+      return;
+    }
+    case op::mbarrier_inval: {
+      auto [key, m] = mbarrier_at(t, x, x.ops[0], pc, access_kind::write);
+      if (!m.pollers.empty())
+        fail_at(error_kind::barrier, t, resource_name(key) + " is invalidated while threads wait on it");
+      m.valid = false;
+      m.invalidated = true;
+      return;
+    }
+    case op::mbarrier_arrive: case op::mbarrier_arrive_drop: {
+      auto [key, m] = mbarrier_at(t, x, x.ops[1], pc, access_kind::atomic);
+      std::int64_t n = 1, tx = 0;
+      if (x.has(flag::expect_tx)) {
+        if (x.ops.size() < 3) fail_at(error_kind::barrier, t, "mbarrier.arrive.expect_tx needs a transaction count");
+        tx = count_of(x.ops[2], "transaction count", 0);
+      } else if (x.ops.size() > 2) {
+        n = count_of(x.ops[2], "arrival count", 1);
+      }
+      mbarrier_register(t, key, m, pc);
+      m.tx += tx;
+      if (n > m.pending)
+        fail_at(error_kind::barrier, t,
+                resource_name(key) + " " + mbarrier_progress(m) + ": an arrival of " + std::to_string(n) +
+                    " is more than is pending (over-arrival)");
+      m.pending -= static_cast<std::uint32_t>(n);
+      if (x.op == op::mbarrier_arrive_drop) {
+        if (static_cast<std::uint32_t>(n) > m.expected) fail_at(error_kind::barrier, t, "mbarrier.arrive_drop below zero");
+        m.expected -= static_cast<std::uint32_t>(n);
+      }
+      std::uint64_t state = (std::uint64_t{m.phase} << 32) | m.pending;
+      if (x.ops[0].k != xoperand::kind::sink) write(t, x.ops[0], value::of_bits(state));
+      mbarrier_try_complete(key, m);
+      return;
+    }
+    case op::mbarrier_expect_tx: case op::mbarrier_complete_tx: {
+      auto [key, m] = mbarrier_at(t, x, x.ops[0], pc, access_kind::atomic);
+      std::int64_t tx = count_of(x.ops[1], "transaction count", 0);
+      mbarrier_register(t, key, m, pc);
+      m.tx += x.op == op::mbarrier_expect_tx ? tx : -tx;
+      mbarrier_try_complete(key, m);
+      return;
+    }
+    case op::mbarrier_pending_count: {
+      std::uint64_t state = to_bits(read(t, x.ops[1]), t);
+      return write(t, x.ops[0], value::of_bits(state & 0xffffffffu));
+    }
+    default: fail_at(error_kind::unsupported, t, "this mbarrier instruction");
+  }
+}
+
+// An operation that releases into the current phase (arrive, expect_tx, complete_tx).
+template <value_domain D, observer O>
+inline void engine<D, O>::mbarrier_register(std::uint32_t t, barrier_key key, mbarrier_state& m, std::uint32_t pc) {
+  barrier_registration r{t, false, pc};
+  m.regs.push_back(r);
+  o_.on_barrier_register(r, key, m.generation_base + m.phase + 1, m.expected);
+}
+
+template <value_domain D, observer O>
+inline void engine<D, O>::mbarrier_try_complete(barrier_key key, mbarrier_state& m) {
+  if (m.pending != 0 || m.tx != 0) return;
+  std::vector<barrier_registration> regs = std::move(m.regs);
+  m.regs.clear();
+  ++stats_.barrier_instances;
+  o_.on_barrier_complete(barrier_instance{key, m.generation_base + m.phase + 1, m.expected, regs});
+  ++m.phase;
+  m.pending = m.expected;
+  for (std::uint32_t u : m.pollers) status_[u] = status::runnable;  // they run their wait again
+  m.pollers.clear();
+}
+
+// test_wait / try_wait: the answer (true) once the phase asked about has completed, acquiring it;
+// parked until then (see the header comment).
+template <value_domain D, observer O>
+inline void engine<D, O>::mbarrier_wait(std::uint32_t t, const xinstr& x, std::uint32_t pc) {
+  auto [key, m] = mbarrier_at(t, x, x.ops[1], pc, access_kind::atomic);
+  std::uint64_t asked = to_bits(read(t, x.ops[2]), t);
+  // The phase waited for, as a phase number, and whether it has completed.
+  std::uint32_t phase;
+  if (x.has(flag::parity)) {
+    if (asked > 1) fail_at(error_kind::barrier, t, "phase parity " + std::to_string(asked) + " is not 0 or 1");
+    bool current = (m.phase & 1u) == asked;
+    phase = current ? m.phase : m.phase - 1;  // at phase 0 the preceding phase is "-1": completed
+  } else {
+    phase = static_cast<std::uint32_t>(asked >> 32);
+    if (phase > m.phase)
+      fail_at(error_kind::barrier, t,
+              "the state names " + resource_name(key) + " phase " + std::to_string(phase) + ", which has not begun (" +
+                  mbarrier_progress(m) + ")");
+  }
+  if (phase == m.phase) {  // not completed: wait here
+    status_[t] = status::at_barrier;
+    barrier_of_[t] = key;
+    m.pollers.push_back(t);
+    return;
+  }
+  if (phase + 1 != 0)  // (phase 0's parity-1 predecessor never existed: nothing to acquire)
+    o_.on_barrier_acquire(barrier_registration{t, true, pc}, key, m.generation_base + phase + 1);
+  write(t, x.ops[0], value::of_bits(1));
+  pc_[t] = pc + 1;
+}
+
+}  // namespace gpueq::exec
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif

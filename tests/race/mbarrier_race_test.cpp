@@ -1,0 +1,146 @@
+// Happens-before through mbarriers (issue 20 item 2): an arrive releases, the wait that observes
+// the phase completion acquires. The correct ring is race-free; the classic ring bugs are races
+// naming both accesses' lines. Kernels: tests/exec/mbarrier_kernels.hpp.
+#include <gpueq/exec.hpp>
+#include <gpueq/race.hpp>
+
+#include "../exec/harness.hpp"
+#include "../exec/mbarrier_kernels.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <string>
+
+using namespace exec_test;
+using namespace mbarrier_kernels;
+namespace race = gpueq::race;
+
+namespace {
+
+struct ring_run {
+  std::unique_ptr<kernel> k;
+  std::string text;
+  race::report report;
+  std::optional<exec::run_error> error;
+};
+
+ring_run run_ring(std::string text) {
+  ring_run r;
+  REQUIRE(!text.empty());
+  r.text = std::move(text);
+  r.k = load(r.text, "ring.ptx");
+  exec::launch l = one_cta(64, {out_f32("y", 32), in_f32("x", 128)});
+  fixture<exec::exact_domain> f([](std::string_view, std::uint64_t e) { return rat(static_cast<long long>(e)); });
+  race::context ctx;
+  auto o = run(*r.k, l, f.d, &ctx);
+  r.error = o.error;
+  r.report = ctx.result();
+  return r;
+}
+
+// The PTX line of an instruction index of the run's kernel.
+std::uint32_t line(const ring_run& r, std::uint32_t instruction) {
+  return r.k->module.functions[0].instructions[instruction].line;
+}
+
+// A race group of `kind` between the lines holding `first` and `second`.
+const race::race_group* find(const ring_run& r, race::race_kind kind, std::string_view first, std::string_view second) {
+  for (const auto& g : r.report.races)
+    if (g.example.kind == kind && line(r, g.example.first.instruction) == line_of(r.text, first) &&
+        line(r, g.example.second.instruction) == line_of(r.text, second))
+      return &g;
+  return nullptr;
+}
+
+std::string listing(const ring_run& r) {
+  std::string s;
+  for (const auto& g : r.report.races)
+    s += std::string(race::name(g.example.kind)) + " lines " + std::to_string(line(r, g.example.first.instruction)) +
+         " / " + std::to_string(line(r, g.example.second.instruction)) + "; ";
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("the mbarrier ring is race-free: arrive releases, the wait that sees the phase acquires") {
+  auto r = run_ring(std::string(ring));
+  REQUIRE_MESSAGE(!r.error, r.error->message);
+  CHECK_MESSAGE(r.report.races.empty(), listing(r));
+  CHECK(r.report.race_count == 0);
+  CHECK(r.report.barriers.empty());
+}
+
+TEST_CASE("a consumer that reads a stage without waiting on full races with the producer's store") {
+  // Thread 63 (a consumer) runs first after the bar.sync and reads a stage nobody has filled: the
+  // load waits for a write (engine_options::reads_wait_for_writes), the producers fill the stage,
+  // and the retried load is a read unordered after their stores.
+  // Running ahead, the consumers complete the empty phases the producer's later waits ask for, so
+  // the run also ends in a deadlock (a race found first outranks it in a verdict).
+  auto r = run_ring(ring_with("  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r16], %r9;\n  @!%p3 bra WAIT_FULL;\n", ""));
+  if (r.error) CHECK_MESSAGE(r.error->kind == exec::error_kind::deadlock, r.error->message);
+  CHECK_MESSAGE(find(r, race::race_kind::raw, "st.shared.f32 [%r15], %f2;", "ld.shared.f32 %f2, [%r15];") != nullptr,
+                listing(r));
+}
+
+TEST_CASE("a consumer that releases the stage (arrives on empty) before reading it races with the refill") {
+  // The consumer's arrive moves above its load: the producer, woken by the completed empty phase,
+  // overwrites the stage that the consumer's read was not ordered before.
+  std::string text = ring_with(
+      "  ld.shared.f32 %f2, [%r15];\n  add.f32 %f1, %f1, %f2;\n  add.s32 %r12, %r5, %r11;\n"
+      "  mbarrier.arrive.shared::cta.b64 %rd5, [%r12];\n",
+      "  add.s32 %r12, %r5, %r11;\n  mbarrier.arrive.shared::cta.b64 %rd5, [%r12];\n"
+      "  ld.shared.f32 %f2, [%r15];\n  add.f32 %f1, %f1, %f2;\n");
+  auto r = run_ring(text);
+  REQUIRE_MESSAGE(!r.error, r.error->message);
+  CHECK_MESSAGE(find(r, race::race_kind::war, "ld.shared.f32 %f2, [%r15];", "st.shared.f32 [%r15], %f2;") != nullptr,
+                listing(r));
+}
+
+TEST_CASE("a consumer that waits for the wrong parity reads the stage unordered: a race") {
+  // Parity ((k / 2) & 1) ^ 1 at phase 0 names the phase before it: the first wait passes at once.
+  auto r = run_ring(ring_with("and.b32 %r9, %r9, 1;\n  shl.b32 %r11, %r8, 3;\n  add.s32 %r16",
+                              "and.b32 %r9, %r9, 1;\n  xor.b32 %r9, %r9, 1;\n  shl.b32 %r11, %r8, 3;\n  add.s32 %r16"));
+  if (r.error) CHECK_MESSAGE(r.error->kind == exec::error_kind::deadlock, r.error->message);
+  CHECK_MESSAGE(find(r, race::race_kind::raw, "st.shared.f32 [%r15], %f2;", "ld.shared.f32 %f2, [%r15];") != nullptr,
+                listing(r));
+}
+
+TEST_CASE("an mbarrier used without a barrier after its init races with the init") {
+  auto r = run_ring(ring_with("INIT_DONE:\n  bar.sync 0;\n", "INIT_DONE:\n"));
+  REQUIRE_MESSAGE(!r.error, r.error->message);
+  // Thread 0's init of full[0] (a write of the object) and another thread's arrive or wait on it
+  // (an atomic access) are unordered.
+  bool found = false;
+  for (const auto& g : r.report.races)
+    found = found || line(r, g.example.first.instruction) == line_of(r.text, "mbarrier.init.shared::cta.b64 [%r4], 32;");
+  CHECK_MESSAGE(found, listing(r));
+}
+
+TEST_CASE("the race context keeps a polled generation's clock for waiters that come later") {
+  // Direct: thread 0 writes, arrives (the only arrival: the phase completes); thread 1 acquires
+  // that generation long after, then reads. Ordered. Thread 2 reads without acquiring: a race.
+  exec::run_info info{3, 32, {{exec::memory_space::shared, "s", 4, 64}}};
+  race::context ctx;
+  ctx.on_start(info);
+  const exec::barrier_key bar{exec::barrier_kind::mbarrier, 0x100000008ull};
+  ctx.on_access({0, 0, 0, 4, exec::access_kind::write, 1, {}});
+  exec::barrier_registration arrive{0, false, 2};
+  ctx.on_barrier_register(arrive, bar, 1, 1);
+  ctx.on_barrier_complete({bar, 1, 1, std::span(&arrive, 1)});
+  ctx.on_barrier_acquire({1, true, 3}, bar, 1);
+  ctx.on_access({1, 0, 0, 4, exec::access_kind::read, 4, {}});
+  CHECK(ctx.result().races.empty());
+  ctx.on_access({2, 0, 0, 4, exec::access_kind::read, 5, {}});
+  REQUIRE(ctx.result().races.size() == 1);
+  CHECK(ctx.result().races[0].example.kind == race::race_kind::raw);
+  CHECK(ctx.result().races[0].example.second.thread == 2);
+  // A generation that never completed (or was never kept) gives nothing: thread 2 acquiring
+  // generation 2 still races on a second word written by thread 0.
+  ctx.on_access({0, 0, 4, 4, exec::access_kind::write, 6, {}});
+  ctx.on_barrier_acquire({2, true, 7}, bar, 2);
+  ctx.on_access({2, 0, 4, 4, exec::access_kind::read, 8, {}});
+  CHECK(ctx.result().races.size() == 2);
+  // No barrier diagnostics: a polled generation completed by arrivals alone is how mbarriers work.
+  CHECK(ctx.result().barriers.empty());
+}
