@@ -254,14 +254,19 @@ outcome<D> run(const kernel& k, const exec::launch& l, D& d, O* o = nullptr, exe
   r.error = e.run();
   r.stats = e.stats();
   if (r.error) return r;
-  for (std::uint32_t ti = 0; ti < l.tensors.size(); ++ti) {
-    const auto& t = l.tensors[ti];
-    if (!t.output) continue;
-    auto& v = r.out[t.name];
-    for (std::uint64_t i = 0; i < t.elements(); ++i) {
-      auto c = e.output(ti, i);
-      v.push_back(c ? std::optional(e.output_value(ti, *c)) : std::nullopt);
+  try {  // reading an element may fail (check::run_cta makes that the run's error too)
+    for (std::uint32_t ti = 0; ti < l.tensors.size(); ++ti) {
+      const auto& t = l.tensors[ti];
+      if (!t.output) continue;
+      auto& v = r.out[t.name];
+      for (std::uint64_t i = 0; i < t.elements(); ++i) {
+        auto c = e.output(ti, i);
+        v.push_back(c ? std::optional(e.output_value(ti, *c)) : std::nullopt);
+      }
     }
+  } catch (const exec::run_failure& f) {
+    r.error = f.error;
+    r.out.clear();
   }
   return r;
 }

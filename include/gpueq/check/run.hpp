@@ -110,12 +110,19 @@ cta_run<typename D::result> run_cta(D& d, const exec::program& p, const exec::la
     out.error = e.run();
     out.steps = e.stats().steps;
     if (!out.error) {
-      out.written.resize(l.tensors.size());
-      for (std::uint32_t ti = 0; ti < l.tensors.size(); ++ti) {
-        const auto& t = l.tensors[ti];
-        if (!t.output) continue;
-        for (std::uint64_t i = 0; i < t.elements(); ++i)
-          if (auto c = e.output(ti, i)) out.written[ti].emplace_back(i, e.output_value(ti, *c));
+      // Reading an element can fail too (pieces of symbolic values, packed halves that are no
+      // number of the tensor's format): the run's error, naming the tensor.
+      try {
+        out.written.resize(l.tensors.size());
+        for (std::uint32_t ti = 0; ti < l.tensors.size(); ++ti) {
+          const auto& t = l.tensors[ti];
+          if (!t.output) continue;
+          for (std::uint64_t i = 0; i < t.elements(); ++i)
+            if (auto c = e.output(ti, i)) out.written[ti].emplace_back(i, e.output_value(ti, *c));
+        }
+      } catch (const exec::run_failure& f) {
+        out.error = f.error;
+        out.written.clear();
       }
     }
   }

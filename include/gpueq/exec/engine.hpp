@@ -178,7 +178,7 @@ class engine {
   }
 
  private:
-  static constexpr std::uint32_t warp_size = 32;
+  static constexpr std::uint32_t warp_size = warp_threads;
   enum class status : std::uint8_t { runnable, at_barrier, at_warp, at_read, exited };
   // Thrown by load_pieces when a waitable load (read_waits_) finds a place nobody has written:
   // caught by run_thread/step_once, which park the thread at the load (status::at_read).
@@ -510,8 +510,11 @@ class engine {
       case special_reg::lanemask_ge: return ~((std::uint64_t{1} << lane) - 1) & 0xffffffffu;
       case special_reg::dynamic_smem_size: return l_.dynamic_shared_bytes;
       case special_reg::total_smem_size: return shared_bytes_;
+      // Time is the run's step count (monotone, as both clocks are on a GPU).
       case special_reg::clock: case special_reg::clock64: case special_reg::globaltimer: return stats_.steps;
-      default: return 0;
+      case special_reg::clock_hi: case special_reg::globaltimer_hi: return stats_.steps >> 32;
+      case special_reg::globaltimer_lo: return stats_.steps & 0xffffffffu;
+      default: return 0;  // %smid, %nsmid, %gridid read as 0
     }
   }
 
@@ -539,16 +542,19 @@ class engine {
         if (v.t == value::tag::empty) {
           if (v.bits == 1)
             fail_at(error_kind::not_structured, t,
-                    "register " + std::string(p_.str(p_.register_names[o.reg])) +
+                    "register " + std::string(ptx::register_spelling(p_.str(p_.register_names[o.reg]))) +
                         " holds the old value returned by an atomic on symbolic data, which depends on the schedule");
           fail_at(error_kind::uninitialized, t,
-                  "register " + std::string(p_.str(p_.register_names[o.reg])) + " is read before it is written");
+                  "register " + std::string(ptx::register_spelling(p_.str(p_.register_names[o.reg]))) +
+                      " is read before it is written");
         }
         if (o.negated) return value::of_bits(!truth(t, v));
         return v;
       }
       case xoperand::kind::imm: return value::of_bits(o.imm);
-      case xoperand::kind::special: return value::of_bits(special(t, o.sp));
+      case xoperand::kind::special:
+        if (o.sp == special_reg::unsupported) fail_at(error_kind::unsupported, t, detail::special_message(p_.str(o.sym)));
+        return value::of_bits(special(t, o.sp));
       case xoperand::kind::symbol: {
         value v = value::of_bits(symbol_address(t, o.sym, o.imm));
         v.provenance = symbol_provenance(o.sym);
@@ -573,6 +579,28 @@ class engine {
     fail_at(error_kind::not_structured, t, "a predicate depends on symbolic data");
   }
 
+  // Two packed 16-bit halves (hi << 16 | lo) read as one number of kind k. A bf16 is the high
+  // half of an f32, so `mov.b32 %f, {0, %rs}` (what __bfloat162float compiles to for sm_80 and
+  // later) is the bf16 value itself, exactly, as an f32: that holds for symbolic halves too.
+  // A 16-bit read is the low half (cvt takes the low bits of a wider register). Otherwise the 32
+  // bits must be concrete (in float32 runs they always are): nullopt when they are not.
+  std::optional<real> packed_number(const value& v, rkind k, std::uint32_t t) {
+    if (k == v.k) return v.r;
+    auto lo = d_.float_bits(v.r, v.k);
+    if (k == rkind::f32 && v.k == rkind::bf16 && lo && *lo == 0) return v.r2;
+    if (lo && bytes(k) == 2) return guarded([&] { return d_.from_float(*lo, k); }, t);
+    auto hi = d_.float_bits(v.r2, v.k);
+    if (!lo || !hi) return std::nullopt;
+    std::uint64_t bits = *lo | *hi << 16;
+    if (k == rkind::integer) return d_.from_int(static_cast<std::int64_t>(bits));
+    return guarded([&] { return d_.from_float(bits, k); }, t);
+  }
+  static std::string packed_number_error(rkind half) {
+    return std::string("two symbolic ") + (half == rkind::bf16 ? "bf16" : "f16") +
+           " halves packed in 32 bits are read as one number; only a bf16 in the high half with a zero low "
+           "half (bf16 to f32, as __bfloat162float does) is a value of its own";
+  }
+
   // The value of a cell as a domain value of kind k (bits are decoded in format k).
   real to_real(const value& v, rkind k, std::uint32_t t) {
     switch (v.t) {
@@ -580,7 +608,9 @@ class engine {
       case value::tag::bits:
         if (k == rkind::integer) return d_.from_int(static_cast<std::int64_t>(v.bits));
         return guarded([&] { return d_.from_float(v.bits, k); }, t);
-      case value::tag::packed: fail_at(error_kind::unsupported, t, "a packed f16x2 value used as a scalar");
+      case value::tag::packed:
+        if (auto r = packed_number(v, k, t)) return *r;
+        fail_at(error_kind::not_structured, t, packed_number_error(v.k));
       default: fail_at(error_kind::not_structured, t, "a symbolic predicate used as a number");
     }
   }

@@ -25,6 +25,7 @@
 #include <atomic>
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -48,10 +49,15 @@ enum class flag : std::uint8_t {
 static_assert(0 GPUEQ_EXEC_FLAGS(GPUEQ_FLAG_COUNT) <= 64, "xinstr::flags has one bit per flag: widen it first");
 #undef GPUEQ_FLAG_COUNT
 
+// Threads per warp, on every GPU PTX targets: the engine's warps and PTX's WARP_SZ.
+inline constexpr std::uint32_t warp_threads = 32;
+
 enum class special_reg : std::uint8_t {
   tid_x, tid_y, tid_z, ntid_x, ntid_y, ntid_z, ctaid_x, ctaid_y, ctaid_z, nctaid_x, nctaid_y, nctaid_z,
   laneid, warpid, nwarpid, lanemask_eq, lanemask_lt, lanemask_le, lanemask_gt, lanemask_ge, smid, nsmid,
-  gridid, clock, clock64, dynamic_smem_size, total_smem_size, globaltimer, envreg,
+  gridid, clock, clock64, clock_hi, dynamic_smem_size, total_smem_size, globaltimer, globaltimer_lo,
+  globaltimer_hi,
+  unsupported,  // any other: decoded, and a run that reads it stops (special_message says why)
 };
 
 struct xoperand {
@@ -246,14 +252,32 @@ inline special_reg special_of(std::string_view s, bool& ok) {
       {"%lanemask_ge", special_reg::lanemask_ge}, {"%smid", special_reg::smid}, {"%nsmid", special_reg::nsmid},
       {"%gridid", special_reg::gridid}, {"%clock", special_reg::clock}, {"%clock64", special_reg::clock64},
       {"%dynamic_smem_size", special_reg::dynamic_smem_size}, {"%total_smem_size", special_reg::total_smem_size},
-      {"%globaltimer", special_reg::globaltimer}};
+      {"%globaltimer", special_reg::globaltimer}, {"%clock_hi", special_reg::clock_hi},
+      {"%globaltimer_lo", special_reg::globaltimer_lo}, {"%globaltimer_hi", special_reg::globaltimer_hi}};
   for (auto [n, r] : table)
     if (n == s) {
       ok = true;
       return r;
     }
   ok = false;
-  return special_reg::envreg;
+  return special_reg::unsupported;
+}
+
+// Why a run cannot read a special register outside special_of's table: the engine's error when
+// one is read (decoding does not stop there, as for an unsupported opcode, so a kernel that never
+// executes the read still runs).
+inline std::string special_message(std::string_view s) {
+  std::string n(s);
+  if (s.starts_with("%envreg"))
+    return n + " is a driver-defined environment register; cooperative groups read the grid-wide "
+               "barrier's workspace from %envreg1 and %envreg2 (this_grid().sync(), a grid-wide sync of a "
+               "cooperative launch), and grid-wide synchronization is not supported: gpueq runs each CTA on "
+               "its own";
+  if (s.starts_with("%cluster") || s.starts_with("%ncluster") || s == "%is_explicit_cluster")
+    return n + ": thread-block clusters are not supported";
+  if (s.starts_with("%pm"))
+    return n + " is a performance-monitoring counter, which has no value in gpueq's model";
+  return "unsupported special register " + n;
 }
 
 class decoder {
@@ -286,11 +310,14 @@ class decoder {
         x.reg = reg_index(o.name);
         break;
       case ptx::operand_kind::special: {
+        if (m_.str(o.name) == "WARP_SZ") {  // the predefined constant: the warp size, an immediate
+          x.k = xoperand::kind::imm;
+          x.imm = warp_threads;
+          break;
+        }
         bool ok = false;
         x.sp = special_of(m_.str(o.name), ok);
-        if (!ok)
-          throw support::diagnostic_error({m_.file, {at.line, at.column},
-                                           "unsupported special register " + std::string(m_.str(o.name))});
+        x.sym = o.name;  // for the message of an unsupported one
         x.k = xoperand::kind::special;
         break;
       }
@@ -477,6 +504,7 @@ class decoder {
         f.dst[0] = x.ops[0].reg;
         f.t_shift = x.type == vtype::pred ? 0 : shift_of(x.type);
         if (x.ops[1].k == xoperand::kind::special) {
+          if (x.ops[1].sp == special_reg::unsupported) return false;
           f.op = fast_op::mov_special;
           f.src[0] = static_cast<std::uint32_t>(x.ops[1].sp);
           return true;

@@ -63,11 +63,22 @@ class name_table {
   boost::unordered_flat_map<std::string_view, std::uint32_t> index_;
 };
 
+// The spelling in the PTX source of a register's name in the IR. A register declared inside a
+// `{ }` block is visible only there and shadows one of the same name outside (PTX's scoping), so
+// the parser names it `name#B` (B numbers the function's blocks in order): every register then
+// has one name in the whole function, which the decoder, the engine and the race reports key on.
+// `#` cannot occur in a PTX identifier, so no source name collides with one of these, and the
+// spelling is the part before the `#`. The printer writes spellings (its output parses back to
+// the same IR); diagnostics that name a register use them, beside the PTX line.
+inline std::string_view register_spelling(std::string_view ir_name) {
+  return ir_name.substr(0, ir_name.find('#'));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Operands.
 enum class operand_kind : std::uint8_t {
-  reg,      // a declared register, e.g. %r1 (name interned with the %)
-  special,  // a special register, e.g. %tid.x, %laneid, %lanemask_lt
+  reg,      // a declared register, e.g. %r1 (name interned with the %; `p#3` if block-scoped)
+  special,  // a special register, e.g. %tid.x, %laneid, %lanemask_lt, or the constant WARP_SZ
   imm_int,  // integer immediate: value; `is_hex` keeps the spelling for printing
   imm_f32,  // 0fXXXXXXXX: value holds the 32 bits
   imm_f64,  // 0dXXXXXXXXXXXXXXXX (or a decimal literal): value holds the 64 bits of the double
@@ -120,7 +131,7 @@ struct instruction {
   opcode op = opcode::ret;
   boost::container::small_vector<std::uint32_t, 6> mods;  // interned ".rn", ".f32", ... in order
   bool guarded = false, guard_negated = false;
-  std::uint32_t guard = 0;  // interned predicate register of `@%p` / `@!%p`
+  std::uint32_t guard = 0;  // interned predicate register of `@%p` / `@!%p` (its IR name)
   boost::container::small_vector<operand, 4> operands;
   std::uint32_t line = 0, column = 0;  // position in the PTX text
   source_loc loc;                      // CUDA source position (from .loc), file 0 if none
@@ -168,7 +179,7 @@ inline std::string_view name(linkage l) {
 struct reg_decl {
   std::uint32_t type = 0;   // interned ".b32"
   std::uint32_t vec = 0;    // 0, 2 or 4 (.v2/.v4 registers)
-  std::uint32_t name = 0;   // interned "%r"
+  std::uint32_t name = 0;   // interned "%r" (its IR name: `%r#3` in block 3, see register_spelling)
   std::uint32_t count = 0;  // range size
   bool range = false;
   friend bool operator==(const reg_decl&, const reg_decl&) = default;

@@ -5,6 +5,14 @@
 // register types come from the instruction, not from the register's name. An opcode outside the
 // opcode table (ir.hpp) is an error naming it.
 //
+// Registers follow PTX's scoping: a `.reg` declared inside a `{ }` block (as nvcc wraps every
+// inline asm statement, with names such as `p` or `%p1` declared again in many blocks) is visible
+// from its declaration to the end of the block and shadows a register of the same name outside
+// it; declaring a name twice in one block, or using one before its declaration or after its block,
+// is an error, as in ptxas. The parser gives each block's registers names of their own (`p#3`,
+// see ptx::register_spelling in ir.hpp), so the decoder, the engine and the race reports, which
+// key registers by name, see distinct registers; the printer writes the source spelling back.
+//
 //   ptx::module m = ptx::parse(text, "kernel.ptx");      // throws support::diagnostic_error
 //   ptx::module m = ptx::parse_file("kernel.ptx");
 #pragma once
@@ -13,8 +21,6 @@
 #include <gpueq/ptx/lexer.hpp>
 #include <gpueq/support/diagnostics.hpp>
 #include <gpueq/support/files.hpp>
-
-#include <boost/unordered/unordered_flat_set.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -395,13 +401,14 @@ class parser {
   // The function body after `{`, up to and including the matching `}`.
   void body(function& f) {
     f_ = &f;
-    declared_exact_.clear();
-    declared_ranges_.clear();
+    depth_ = 0;
+    scopes_.resize(1);
+    scopes_[0].clear(0);
+    plain_registers_ = false;
     reg_cache_.clear();
-    for (auto& p : f.params)
-      if (p.space == state_space::reg) declared_exact_.insert(p.name);
-    for (auto& p : f.returns)
-      if (p.space == state_space::reg) declared_exact_.insert(p.name);
+    for (auto* list : {&f.params, &f.returns})
+      for (auto& p : *list)
+        if (p.space == state_space::reg) scopes_[0].exact.emplace(p.name, p.name);
     std::size_t depth = 0;
     pending_branches_.clear();
     scoped_labels_.clear();
@@ -415,12 +422,14 @@ class parser {
         next();
         ++depth;
         block_stack_.push_back(++blocks);
+        open_scope(blocks);
         item(body_item_kind::block_open, 0);
       } else if (t.is('}')) {
         next();
         if (depth == 0) break;
         --depth;
         block_stack_.pop_back();
+        close_scope();
         item(body_item_kind::block_close, 0);
       } else if (t.kind == token_kind::directive) {
         body_directive();
@@ -487,18 +496,17 @@ class parser {
         reg_decl r = base;
         token n = expect_ident("a register name");
         if (n.text[0] != '%' && n.text.find('.') != std::string_view::npos) fail(n, "malformed register name");
-        r.name = intern(n.text);
+        if (n.text == "WARP_SZ") fail(n, "WARP_SZ is a predefined identifier (the warp size) and cannot be declared");
+        std::uint32_t source = intern(n.text);
         if (accept('<')) {
           r.range = true;
           std::uint64_t c = integer(next());
           if (c > 0xffffffffULL) fail(n, "register range too large");
           r.count = static_cast<std::uint32_t>(c);
           expect('>', "after a register count");
-          declared_ranges_[r.name] = r.count;
-        } else {
-          declared_exact_.insert(r.name);
         }
-        reg_cache_.clear();
+        r.name = declare_register(n, source, r.range, r.count);
+        if (n.text[0] != '%') plain_registers_ = true;
         item(body_item_kind::reg_decl, static_cast<std::uint32_t>(f.regs.size()));
         f.regs.push_back(r);
       } while (accept(','));
@@ -671,29 +679,143 @@ class parser {
       o.kind = it->second.second;
       return o;
     }
-    o.name = intern(t.text);
-    o.kind = declared(t.text, o.name) ? operand_kind::reg
-             : is_special_register(t.text) ? operand_kind::special
-                                           : operand_kind::sink;
-    if (o.kind == operand_kind::sink) fail(t, "undeclared register '" + std::string(t.text.substr(0, 60)) + "'");
+    if (auto r = resolve_register(t.text)) {
+      o.name = *r;
+      o.kind = operand_kind::reg;
+    } else if (is_special_register(t.text)) {
+      o.name = intern(t.text);
+      o.kind = operand_kind::special;
+    } else {
+      fail(t, "undeclared register '" + std::string(t.text.substr(0, 60)) + "'");
+    }
     reg_cache_.emplace(t.text, std::make_pair(o.name, o.kind));
     return o;
   }
 
-  bool declared(std::string_view n, std::uint32_t id) {
-    if (declared_exact_.contains(id)) return true;
+  // --- register scopes -----------------------------------------------------------------------
+  // One scope per open block: the function body is scope 0 (its registers keep their names), a
+  // nested block's registers are named `name#block` in the IR (ptx::register_spelling).
+  struct scope {
+    std::uint32_t block = 0;
+    boost::unordered_flat_map<std::uint32_t, std::uint32_t> exact;   // source name -> IR name
+    boost::unordered_flat_map<std::uint32_t, std::uint32_t> ranges;  // `%r<N>`: source prefix -> N
+    void clear(std::uint32_t b) {
+      block = b;
+      exact.clear();
+      ranges.clear();
+    }
+    bool empty() const { return exact.empty() && ranges.empty(); }
+  };
+
+  void open_scope(std::uint32_t block) {
+    if (++depth_ == scopes_.size()) scopes_.emplace_back();
+    scopes_[depth_].clear(block);
+  }
+  void close_scope() {
+    // Names resolved while the block's own registers were visible must be resolved again.
+    if (!scopes_[depth_].empty()) reg_cache_.clear();
+    --depth_;
+  }
+
+  // The name in the IR of a register declared in the current block.
+  std::uint32_t scoped_name(std::string_view source) {
+    if (depth_ == 0) return intern(source);
+    std::string n(source);
+    n += '#';
+    n += std::to_string(scopes_[depth_].block);
+    return intern(n);
+  }
+
+  // A name such as `%r12` split into its prefix `%r` and number 12 (a member of a range `%r<N>`).
+  static bool split_numbered(std::string_view n, std::string_view& prefix, std::uint64_t& number) {
     std::size_t k = n.size();
     while (k > 0 && n[k - 1] >= '0' && n[k - 1] <= '9') --k;
     if (k == n.size() || k == 0) return false;
-    auto pid = m_.names.find(n.substr(0, k));
-    if (!pid) return false;
-    auto it = declared_ranges_.find(*pid);
-    if (it == declared_ranges_.end()) return false;
     std::string_view digits = n.substr(k);
-    if (digits.size() > 1 && digits[0] == '0') return false;
-    std::uint64_t v = 0;
-    auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-    return ec == std::errc{} && v < it->second;
+    if (digits.size() > 1 && digits[0] == '0') return false;  // %r01 is not a member of %r<N>
+    auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
+    prefix = n.substr(0, k);
+    return ec == std::errc{} && p == digits.data() + digits.size();
+  }
+
+  // Is `n` (interned as `id`) declared in scope s, exactly or as a member of a range?
+  bool declared_in(const scope& s, std::string_view n, std::uint32_t id) const {
+    if (s.exact.contains(id)) return true;
+    if (s.ranges.empty()) return false;
+    std::string_view prefix;
+    std::uint64_t number = 0;
+    if (!split_numbered(n, prefix, number)) return false;
+    auto pid = m_.names.find(prefix);
+    if (!pid) return false;
+    auto it = s.ranges.find(*pid);
+    return it != s.ranges.end() && number < it->second;
+  }
+
+  // Declares a register (or a range `%r<N>`, count N) in the current block and returns the name
+  // its declaration has in the IR. A name declared twice in one block is an error (ptxas: duplicate
+  // definition), also when one of the two is a range member (`%r1` beside `%r<4>`).
+  std::uint32_t declare_register(const token& at, std::uint32_t source, bool range, std::uint32_t count) {
+    scope& s = scopes_[depth_];
+    std::string_view n = m_.str(source);
+    bool twice = false;
+    if (range) {
+      twice = s.ranges.contains(source);
+      for (auto& [e, ir] : s.exact) {
+        std::string_view prefix;
+        std::uint64_t number = 0;
+        if (split_numbered(m_.str(e), prefix, number) && prefix == n && number < count) twice = true;
+      }
+    } else {
+      twice = declared_in(s, n, source);
+    }
+    if (twice)
+      fail(at, "register '" + std::string(n.substr(0, 60)) + (range ? "<N>" : "") + "' declared twice in one block");
+    std::uint32_t ir = scoped_name(n);
+    if (range) s.ranges.emplace(source, count);
+    else s.exact.emplace(source, ir);
+    reg_cache_.clear();
+    return ir;
+  }
+
+  // The IR name of the register `n` names here: the innermost open block that declares it.
+  std::optional<std::uint32_t> resolve_register(std::string_view n) {
+    auto id = m_.names.find(n);
+    for (std::size_t d = depth_ + 1; d-- > 0;) {
+      const scope& s = scopes_[d];
+      if (s.empty()) continue;
+      if (id) {
+        if (auto it = s.exact.find(*id); it != s.exact.end()) return it->second;
+      }
+      std::string_view prefix;
+      std::uint64_t number = 0;
+      if (s.ranges.empty() || !split_numbered(n, prefix, number)) continue;
+      auto pid = m_.names.find(prefix);
+      if (!pid) continue;
+      auto it = s.ranges.find(*pid);
+      if (it == s.ranges.end() || number >= it->second) continue;
+      if (d == 0) return intern(n);
+      return intern(std::string(n) + '#' + std::to_string(s.block));
+    }
+    return std::nullopt;
+  }
+
+  // An identifier without `%`: a register declared so (`{ .reg .pred p; ... }`, inline asm), the
+  // predefined WARP_SZ, or a symbol (variable, function, label).
+  std::optional<operand> plain_identifier(const token& t) {
+    if (plain_registers_)
+      if (auto r = resolve_register(t.text)) {
+        operand o;
+        o.kind = operand_kind::reg;
+        o.name = *r;
+        return o;
+      }
+    if (t.text == "WARP_SZ") {  // the warp size, a constant (PTX ISA: predefined identifiers)
+      operand o;
+      o.kind = operand_kind::special;
+      o.name = intern(t.text);
+      return o;
+    }
+    return std::nullopt;
   }
 
   operand single_operand(bool allow_compound) {
@@ -740,6 +862,7 @@ class parser {
       if (t.text[0] == '%') return register_operand(t);
       operand o;
       if (t.text == "_") return o;  // sink
+      if (auto r = plain_identifier(t)) return *r;
       o.kind = operand_kind::symbol;
       o.name = intern(t.text);
       if (peek().is('+')) {
@@ -766,8 +889,9 @@ class parser {
     token t = peek();
     if (t.kind == token_kind::ident) {
       next();
-      if (t.text[0] == '%') {
-        operand r = register_operand(t);
+      std::optional<operand> plain = t.text[0] == '%' ? std::nullopt : plain_identifier(t);
+      if (t.text[0] == '%' || plain) {
+        operand r = plain ? *plain : register_operand(t);
         if (r.kind != operand_kind::reg) fail(t, "a special register cannot be an address");
         o.base = address_base::reg;
         o.name = r.name;
@@ -799,8 +923,9 @@ class parser {
   boost::unordered_flat_map<std::uint64_t, std::uint32_t> scoped_labels_;
   function* f_ = nullptr;
   source_loc loc_;
-  boost::unordered_flat_map<std::uint32_t, std::uint32_t> declared_ranges_;
-  boost::unordered_flat_set<std::uint32_t> declared_exact_;
+  std::vector<scope> scopes_;  // scopes_[0..depth_] are open (reused, so blocks allocate nothing)
+  std::size_t depth_ = 0;
+  bool plain_registers_ = false;  // a register without `%` was declared in this function
   // Caches keyed by views into the source text (alive for the whole parse).
   boost::unordered_flat_map<std::string_view, std::pair<std::uint32_t, operand_kind>> reg_cache_;
   struct spelled {

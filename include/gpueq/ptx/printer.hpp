@@ -1,5 +1,6 @@
 // The PTX printer: ptx::module -> PTX text that ptxas accepts and that parses back to the same IR
-// (declarations, modifiers, operands, `.loc` lines and inline-asm markers included). Lifted
+// (declarations, modifiers, operands, `.loc` lines and inline-asm markers included; registers of
+// `{ }` blocks by their source spelling, which parses back to the same block-scoped names). Lifted
 // pseudo-instructions (`gpueq.lifted.exp ...`) print for reading only; they are not PTX.
 //
 //   std::string text = ptx::print(module);
@@ -59,7 +60,7 @@ class printer {
   void instruction_text(const instruction& i) {
     if (i.guarded) {
       out_ += i.guard_negated ? "@!" : "@";
-      out_ += m_.str(i.guard);
+      out_ += register_spelling(m_.str(i.guard));
       out_ += ' ';
     }
     out_ += name(i.op);
@@ -101,7 +102,7 @@ class printer {
       case operand_kind::reg:
       case operand_kind::special:
         if (o.negated) out_ += '!';
-        out_ += m_.str(o.name);
+        out_ += o.kind == operand_kind::reg ? register_spelling(m_.str(o.name)) : m_.str(o.name);
         break;
       case operand_kind::imm_int:
         if (o.is_hex) {
@@ -132,7 +133,7 @@ class printer {
         out_ += '[';
         if (o.base == address_base::none) number(o.value);
         else {
-          out_ += m_.str(o.name);
+          out_ += o.base == address_base::reg ? register_spelling(m_.str(o.name)) : m_.str(o.name);
           offset(o.value);
         }
         out_ += ']';
@@ -243,7 +244,7 @@ class printer {
           if (r.vec) out_ += ".v" + std::to_string(r.vec) + " ";
           out_ += m_.str(r.type);
           out_ += ' ';
-          out_ += m_.str(r.name);
+          out_ += register_spelling(m_.str(r.name));
           if (r.range) out_ += "<" + std::to_string(r.count) + ">";
           out_ += ";\n";
           break;

@@ -170,6 +170,11 @@ inline typename D::result engine<D, O>::output_value(std::uint32_t tensor, const
     }
     return d_.finish(d_.from_int(static_cast<std::int64_t>(b)));
   }
+  if (c.t == value::tag::packed) {  // read after the run: no instruction to name, the tensor instead
+    if (auto r = packed_number(c, t.kind, 0)) return d_.finish(*r);
+    throw run_failure(run_error{error_kind::not_structured, 0, 0, false,
+                                "output tensor " + t.name + ": " + packed_number_error(c.k)});
+  }
   return d_.finish(to_real(c, t.kind, 0));
 }
 
