@@ -15,4 +15,5 @@
 #include <gpueq/exec/observer.hpp>
 #include <gpueq/exec/program.hpp>
 #include <gpueq/exec/symbolic.hpp>
+#include <gpueq/exec/tma.hpp>
 #include <gpueq/exec/values.hpp>
