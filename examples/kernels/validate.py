@@ -11,7 +11,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ENTRY_RE = re.compile(r'\.entry\s+([A-Za-z_$][\w$]*)\s*\((.*?)\)', re.S)
-PARAM_RE = re.compile(r'\.param\s+(?:\.align\s+\d+\s+)?\.(\w+)\s+([\w$]+)')
+# `.param .u64 .ptr .global .align 1 name` (LLVM's form, Triton's output) names the pointee's space
+PARAM_RE = re.compile(r'\.param\s+(?:\.align\s+\d+\s+)?\.(\w+)\s+(?:\.ptr\s+(?:\.(?:global|shared|const|local)\s+)?(?:\.align\s+\d+\s+)?)?([\w$]+)')
 
 
 def entries(ptx_path):
