@@ -292,6 +292,34 @@ TEST_CASE("fragments: ldmatrix layouts are bijections and lanes 8m..8m+7 address
       CHECK(fr::ldmatrix_supplies_address(count, lane) == (lane / 8 < count));
 }
 
+TEST_CASE("fragments: stmatrix is ldmatrix backwards, movmatrix a transpose in the row layout") {
+  // Spot values by hand. stmatrix without .trans: stored (3, 5) comes from lane 4 * 3 + 5 / 2 = 14,
+  // the high half (5 % 2). With .trans, stored (3, 5) is column-major: the row layout's (5, 3),
+  // lane 4 * 5 + 3 / 2 = 21, high half.
+  CHECK(fr::stmatrix_source(false, coord{3, 5}) == slot{14, 1});
+  CHECK(fr::stmatrix_source(true, coord{3, 5}) == slot{21, 1});
+  // movmatrix: lane 9 holds (9 / 4, 2 (9 % 4) + h) = (2, 2 + h) of the result, which is input
+  // (2 + h, 2): lane 4 (2 + h) + 1, low half: lane 9 for h = 0, lane 13 for h = 1.
+  CHECK(fr::movmatrix_source(9, 0) == slot{9, 0});
+  CHECK(fr::movmatrix_source(9, 1) == slot{13, 0});
+  for (bool trans : {false, true}) {
+    // A store then a load (same addresses, same .trans) gives every lane its registers back.
+    for (std::uint32_t lane = 0; lane < 32; ++lane)
+      for (std::uint32_t half = 0; half < 2; ++half) {
+        const coord stored = fr::ldmatrix_element(trans, lane, half);
+        CHECK(fr::stmatrix_source(trans, stored) == slot{lane, half});
+      }
+  }
+  // movmatrix twice is the identity; once, it is what ldmatrix.trans gives for the matrix that
+  // ldmatrix without .trans would have given.
+  for (std::uint32_t lane = 0; lane < 32; ++lane)
+    for (std::uint32_t half = 0; half < 2; ++half) {
+      const slot once = fr::movmatrix_source(lane, half);
+      CHECK(fr::movmatrix_source(once.lane, once.index) == slot{lane, half});
+      CHECK(fr::ldmatrix_holder(false, fr::ldmatrix_element(true, lane, half)) == once);
+    }
+}
+
 TEST_CASE("fragments: wmma layouts cover their 16x16 matrix, f16 a/b twice") {
   CHECK(fr::check_wmma_layout(operand::a, f16).covers(2));
   CHECK(fr::check_wmma_layout(operand::b, f16).covers(2));

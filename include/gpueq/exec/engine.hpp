@@ -17,7 +17,8 @@
 // go through generations per id (WEFT). Counting is per warp, as PTX specifies for sm_70+: a warp
 // counts as warp-size threads once all its non-exited threads have arrived. A barrier without a
 // count waits for every non-exited thread of the CTA. Warp collectives (shfl, vote, match, redux,
-// bar.warp.sync, mma, ldmatrix, wmma) wait for the non-exited threads of their member mask.
+// elect, bar.warp.sync, setmaxnreg, mma, ldmatrix, stmatrix, movmatrix, wmma) wait for the
+// non-exited threads of their member mask.
 // mbarriers (semantics/mbarrier.hpp) are objects in shared memory with phases; every kind of
 // synchronization is described once in exec/sync.hpp, for this engine and the race context.
 //
@@ -213,6 +214,7 @@ class engine {
     live_ = n_;
     warps_ = (n_ + warp_size - 1) / warp_size;
     warp_generation_.assign(warps_, 1);
+    setmaxnreg_.assign(warps_, {});
 
     run_info info;
     info.threads = n_;
@@ -297,6 +299,7 @@ class engine {
       }
       if (!moved) deadlock();
     }
+    setmaxnreg_finish();
     sync_.for_each_open([&](barrier_key key, const open_generation& g) {
       fail(error_kind::barrier, g.regs.front().thread,
            describe(key) + " generation " + std::to_string(g.generation) + " never completed: " +
@@ -680,8 +683,9 @@ class engine {
       case op::ret: case op::exit: exit_thread(t); return;
       case op::bar: case op::barrier: return barrier(t, x, pc);
       case op::mbarrier_test_wait: case op::mbarrier_try_wait: return mbarrier_wait(t, x, pc);
-      case op::bar_warp_sync: case op::shfl: case op::vote: case op::match: case op::redux: case op::mma:
-      case op::ldmatrix: case op::wmma_load: case op::wmma_store: case op::wmma_mma:
+      case op::bar_warp_sync: case op::shfl: case op::vote: case op::match: case op::redux: case op::elect:
+      case op::setmaxnreg: case op::mma: case op::ldmatrix: case op::stmatrix: case op::movmatrix:
+      case op::wmma_load: case op::wmma_store: case op::wmma_mma:
         return arrive_warp(t, x, pc);
       default: break;
     }
@@ -695,6 +699,7 @@ class engine {
       case op::trap: case op::brkpt: fail_at(error_kind::trap, t, "the kernel executed trap");
       case op::membar: case op::fence: case op::prefetch: case op::prefetchu: case op::nanosleep: case op::pmevent:
         return;
+      case op::griddepcontrol: return grid_dependency_control(t, x);
       case op::mov: return mov(t, x);
       case op::cvta: return cvta(t, x);
       case op::cvt: return cvt(t, x);
@@ -721,16 +726,30 @@ class engine {
 
   static bool is_collective(ptx::opcode o) {
     using op = ptx::opcode;
-    return o == op::shfl || o == op::vote || o == op::match || o == op::redux || o == op::mma ||
-           o == op::ldmatrix || o == op::wmma_load || o == op::wmma_store || o == op::wmma_mma ||
-           o == op::bar_warp_sync;
+    return o == op::shfl || o == op::vote || o == op::match || o == op::redux || o == op::elect ||
+           o == op::setmaxnreg || o == op::mma || o == op::ldmatrix || o == op::stmatrix || o == op::movmatrix ||
+           o == op::wmma_load || o == op::wmma_store || o == op::wmma_mma || o == op::bar_warp_sync;
   }
   static bool tolerates_unknown(ptx::opcode o) {
     // Matrix instructions spell shapes and layouts we decode from the flags we know; their extra
     // spellings (.m8n8, .m16n8k16, .row/.col, .f32 kinds) are checked when executed.
     using op = ptx::opcode;
+    // griddepcontrol's action (.wait, .launch_dependents) is no flag: grid_dependency_control
+    // checks it.
     return o == op::mma || o == op::wmma_load || o == op::wmma_store || o == op::wmma_mma || o == op::ldmatrix ||
-           o == op::cp_async;
+           o == op::cp_async || o == op::griddepcontrol;
+  }
+
+  // griddepcontrol.wait / griddepcontrol.launch_dependents (PTX ISA 7.8, sm_90): programmatic
+  // dependent launch between the grids of a stream. .wait waits until the prerequisite grids have
+  // completed and their memory is visible; .launch_dependents lets the runtime schedule the
+  // dependent grids early. gpueq checks one kernel, which has no prerequisite grid in flight and
+  // launches no dependent one, so both have no effect (README, "Semantics decisions").
+  void grid_dependency_control(std::uint32_t t, const xinstr& x) {
+    bool known = x.unknown_mods.size() == 1 && (p_.str(x.unknown_mods[0]) == ".wait" ||
+                                                 p_.str(x.unknown_mods[0]) == ".launch_dependents");
+    if (!known || x.flags || !x.types.empty() || x.has_space)
+      fail_at(error_kind::unsupported, t, "griddepcontrol needs exactly one action, .wait or .launch_dependents");
   }
 
   // ---- fast forms --------------------------------------------------------------------------
@@ -890,6 +909,9 @@ class engine {
   void vote(const xinstr& x, const std::vector<std::uint32_t>& members);
   void match(const xinstr& x, const std::vector<std::uint32_t>& members);
   void redux(const xinstr& x, const std::vector<std::uint32_t>& members);
+  void elect(const xinstr& x, const std::vector<std::uint32_t>& members);
+  void setmaxnreg(const xinstr& x, const std::vector<std::uint32_t>& members);
+  void setmaxnreg_finish();
   // tensor_core.hpp
   struct wmma_kind {  // a wmma fragment: which operand, its element type and domain kind
     fragments::operand which;
@@ -901,6 +923,8 @@ class engine {
   std::vector<real> product(const std::vector<real>& A, const std::vector<real>& B, const std::vector<real>& C,
                             std::uint32_t m, std::uint32_t n, std::uint32_t k, std::uint32_t t);
   void ldmatrix(const xinstr& x, const std::vector<std::uint32_t>& members);
+  void stmatrix(const xinstr& x, const std::vector<std::uint32_t>& members);
+  void movmatrix(const xinstr& x, const std::vector<std::uint32_t>& members);
   wmma_kind wmma_kind_of(const xinstr& x, std::uint32_t u);
   void wmma_load(const xinstr& x, const std::vector<std::uint32_t>& members);
   void wmma_store(const xinstr& x, const std::vector<std::uint32_t>& members);
@@ -921,6 +945,12 @@ class engine {
   std::vector<std::uint32_t> pc_, warp_mask_;
   std::vector<barrier_key> barrier_of_;  // per thread at a barrier: the resource it waits on
   std::vector<std::uint32_t> warp_generation_;
+  // Per warp: the setmaxnreg instructions it executed, in order, with their register counts
+  // (semantics/collective.hpp checks that a warpgroup's warps execute the same ones).
+  struct register_count_change {
+    std::uint32_t instruction, count;
+  };
+  std::vector<std::vector<register_count_change>> setmaxnreg_;
   sync_table sync_;  // CTA barriers (exec/sync.hpp); warp syncs keep warp_generation_
   std::map<barrier_key, mbarrier_state> mbarriers_;  // by shared-memory place (ordered: messages)
   bool read_waits_ = false;                    // a load that may wait for a write is running

@@ -251,6 +251,34 @@ constexpr slot ldmatrix_holder(bool trans, coord at) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// stmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared{::cta}}.b16 [p], r (PTX ISA 7.8, sm_90;
+// "Warp-level matrix store instruction: stmatrix"): ldmatrix run backwards. The ISA describes it
+// in ldmatrix's words with "store" for "load": the eight row addresses of matrix i come from
+// threads 8i..8i+7 (ldmatrix_row_source), "each component of the vector expression holds a
+// fragment from the corresponding matrix", "each thread in a warp stores fragments of a row, with
+// thread 0 storing the first fragment from its register r ... A group of four threads stores an
+// entire row of the matrix", and ".trans indicates that the matrix is stored in column-major
+// format". So element (row, col) of stored matrix r comes from the half ldmatrix_holder(trans,
+// {row, col}) of register r, and an ldmatrix of what an stmatrix stored (same addresses, same
+// .trans) gives every lane its registers back (checked in tests/exec/fragments_test.cpp).
+// (The .m16n8 .b8 shape is sm_100 and not modelled.)
+constexpr slot stmatrix_source(bool trans, coord at) { return ldmatrix_holder(trans, at); }
+
+// movmatrix.sync.aligned.m8n8.trans.b16 d, a (PTX ISA 7.8, sm_75; "Warp-level matrix transpose:
+// movmatrix"): one 8x8 matrix of 16-bit elements in the row fragment layout of ldmatrix (and of
+// mma's A and C): "each thread in a warp holds a fragment of a row of the input matrix ... A group
+// of four threads holds an entire row" (lane l: row l / 4, columns 2 (l % 4) + {0, 1}, the lower
+// column in the low half). d holds the transpose in the same layout; the ISA's Figure 110 draws
+// it over the input's coordinates ("a group of four threads holds an entire column of the result
+// matrix"): half h of lane l's d is input element (2 (l % 4) + h, l / 4). This returns the lane
+// and half of `a` that hold it.
+constexpr slot movmatrix_source(std::uint32_t lane, std::uint32_t half) {
+  detail::require(lane < warp_size && half < 2, "movmatrix_source: lane or half out of range");
+  const coord out = ldmatrix_element(false, lane, half);  // (l / 4, 2 (l % 4) + h) of the result
+  return ldmatrix_holder(false, coord{out.col, out.row});
+}
+
+// ---------------------------------------------------------------------------------------------
 // wmma.{load,mma,store} .m16n16k16 (9.7.14.4), as nvcc emits them for sm_80:
 //   wmma.load.a.sync.aligned.{row,col}.m16n16k16{.global,.shared}.f16   8 .b32 (.f16x2) registers
 //   wmma.load.b ... .f16                                               8 .b32 (.f16x2) registers

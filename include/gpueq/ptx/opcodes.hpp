@@ -157,9 +157,8 @@ constexpr opcode_status unsupported(std::string_view message) { return opcode_st
   X(cp_async_bulk_wait_group, "cp.async.bulk.wait_group", 1, 1, async_copy,                                          \
     unsupported("cp.async.bulk.* (Hopper bulk asynchronous copies and TMA) is not modelled yet"))                    \
   X(ldmatrix, "ldmatrix", 2, 2, tensor_core, supported)                                                              \
-  X(stmatrix, "stmatrix", 2, 2, tensor_core, unsupported("stmatrix (warp-wide matrix store) is not modelled yet"))   \
-  X(movmatrix, "movmatrix", 2, 2, tensor_core,                                                                       \
-    unsupported("movmatrix (warp-wide matrix transpose) is not modelled yet"))                                       \
+  X(stmatrix, "stmatrix", 2, 2, tensor_core, supported)                                                              \
+  X(movmatrix, "movmatrix", 2, 2, tensor_core, supported)                                                            \
   X(wmma_load, "wmma.load", 2, 3, tensor_core, supported)                                                            \
   X(wmma_store, "wmma.store", 2, 3, tensor_core, supported)                                                          \
   X(wmma_mma, "wmma.mma", 4, 4, tensor_core, supported)                                                              \
@@ -211,8 +210,7 @@ constexpr opcode_status unsupported(std::string_view message) { return opcode_st
   X(match, "match", 3, 4, warp_collective, supported)                                                                \
   X(activemask, "activemask", 1, 1, warp_collective, supported)                                                      \
   X(redux, "redux", 3, 3, warp_collective, supported)                                                                \
-  X(elect, "elect", 2, 2, warp_collective,                                                                           \
-    unsupported("elect.sync (elect one leader lane of a warp) is not modelled yet"))                                 \
+  X(elect, "elect", 2, 2, warp_collective, supported)                                                                \
   X(mbarrier_init, "mbarrier.init", 2, 2, mbarrier, supported)                                                       \
   X(mbarrier_inval, "mbarrier.inval", 1, 1, mbarrier, supported)                                                     \
   X(mbarrier_arrive, "mbarrier.arrive", 1, 3, mbarrier, supported)                                                   \
@@ -222,10 +220,8 @@ constexpr opcode_status unsupported(std::string_view message) { return opcode_st
   X(mbarrier_pending_count, "mbarrier.pending_count", 2, 2, mbarrier, supported)                                     \
   X(mbarrier_expect_tx, "mbarrier.expect_tx", 2, 2, mbarrier, supported)                                             \
   X(mbarrier_complete_tx, "mbarrier.complete_tx", 2, 2, mbarrier, supported)                                         \
-  X(setmaxnreg, "setmaxnreg", 1, 1, fence_misc,                                                                      \
-    unsupported("setmaxnreg (warpgroup register reallocation) is not modelled yet"))                                 \
-  X(griddepcontrol, "griddepcontrol", 0, 0, fence_misc,                                                              \
-    unsupported("griddepcontrol (programmatic dependent launch) is not modelled yet"))                               \
+  X(setmaxnreg, "setmaxnreg", 1, 1, warp_collective, supported)                                                      \
+  X(griddepcontrol, "griddepcontrol", 0, 0, fence_misc, supported)                                                   \
   /* pseudo-operations made by the idiom lifting pass (never parsed from PTX) */                                     \
   X(lifted, "gpueq.lifted", 2, 4, lifted_pseudo_op, supported)
 

@@ -1,7 +1,8 @@
 // Warp collectives (semantics of engine<D, O>, declared in exec/engine.hpp): a thread arrives with
 // its member mask and waits; when every non-exited member has arrived at the same collective it
 // completes as one warp-level barrier generation, and its semantics run over the members at once:
-// shfl, vote, match, redux here, mma, ldmatrix and wmma in tensor_core.hpp.
+// shfl, vote, match, redux, elect and setmaxnreg here, mma, ldmatrix, stmatrix, movmatrix and
+// wmma in tensor_core.hpp.
 #pragma once
 
 #include <gpueq/exec/engine.hpp>
@@ -28,8 +29,14 @@ inline void engine<D, O>::arrive_warp(std::uint32_t t, const xinstr& x, std::uin
     case op::bar_warp_sync: mask = to_bits(read(t, x.ops[0]), t); break;
     case op::shfl: if (x.ops.size() > 4) mask = to_bits(read(t, x.ops[4]), t); break;
     case op::vote: if (x.ops.size() > 2) mask = to_bits(read(t, x.ops.back()), t); break;
-    case op::match: case op::redux: mask = to_bits(read(t, x.ops.back()), t); break;
-    default: break;  // mma, ldmatrix, wmma: .aligned over the whole warp
+    case op::match: case op::redux: case op::elect: mask = to_bits(read(t, x.ops.back()), t); break;
+    case op::setmaxnreg:  // .aligned over the whole warpgroup: four warps the block must have
+      if (std::uint32_t g = t / warp_size / 4; n_ < (g + 1) * 4 * warp_size)
+        fail_at(error_kind::barrier, t,
+                "setmaxnreg is executed by whole warpgroups (four warps), and the block's " + std::to_string(n_) +
+                    " threads leave warpgroup " + std::to_string(g) + " incomplete");
+      break;
+    default: break;  // mma, ldmatrix, stmatrix, movmatrix, wmma: .aligned over the whole warp
   }
   mask &= 0xffffffffu;
   std::uint32_t lane = t % warp_size;
@@ -92,8 +99,12 @@ inline void engine<D, O>::collective(const xinstr& x, const std::vector<std::uin
     case op::vote: return vote(x, members);
     case op::match: return match(x, members);
     case op::redux: return redux(x, members);
+    case op::elect: return elect(x, members);
+    case op::setmaxnreg: return setmaxnreg(x, members);
     case op::mma: return mma(x, members);
     case op::ldmatrix: return ldmatrix(x, members);
+    case op::stmatrix: return stmatrix(x, members);
+    case op::movmatrix: return movmatrix(x, members);
     case op::wmma_load: return wmma_load(x, members);
     case op::wmma_store: return wmma_store(x, members);
     case op::wmma_mma: return wmma_mma(x, members);
@@ -230,6 +241,114 @@ inline void engine<D, O>::redux(const xinstr& x, const std::vector<std::uint32_t
     r = value::of_bits(acc);
   }
   for (auto u : members) write(u, x.ops[0], r);
+}
+
+// elect.sync d|p, membermask (PTX ISA 8.0, sm_90): "elects one predicated active leader thread
+// from among a set of threads specified by membermask"; d (or the sink _) receives the leader's
+// lane id in every member, p is true in the leader only. The ISA fixes only that the election is
+// deterministic ("the same leader thread is elected for the same membermask every time"), not
+// which thread: gpueq elects the lowest-numbered member that has not exited (README, "Semantics
+// decisions"). .sync makes it a warp collective over the mask, like vote.
+template <value_domain D, observer O>
+inline void engine<D, O>::elect(const xinstr& x, const std::vector<std::uint32_t>& members) {
+  const xoperand& d = x.ops[0];
+  if (!x.has(flag::sync) || x.flags != std::uint64_t{1} << static_cast<unsigned>(flag::sync) || !x.types.empty())
+    fail_at(error_kind::unsupported, members.front(), "this elect form (expected elect.sync d|p, membermask)");
+  if (d.k != xoperand::kind::vector || d.elems.size() != 2)
+    fail_at(error_kind::unsupported, members.front(), "elect.sync writes a pair d|p (d may be the sink _)");
+  const std::uint32_t leader = members.front();  // members are in lane order
+  for (auto u : members) {
+    write(u, d.elems[0], value::of_bits(leader % warp_size));
+    write(u, d.elems[1], value::of_bits(u == leader));
+  }
+}
+
+// setmaxnreg.{inc,dec}.sync.aligned.u32 imm-reg-count (PTX ISA 8.0, sm_90a): a hint that moves
+// registers between a warp and the CTA's pool. It changes no value gpueq models (the registers it
+// adds have undefined contents, and gpueq registers are unbounded), so it is checked, not run:
+//   - imm-reg-count is an integer constant in 24..256 and a multiple of 8;
+//   - .sync: a warp collective, the warp's 32 threads all execute it (none exited: .aligned);
+//   - "the same setmaxnreg instruction must be executed by all warps in a warpgroup": the k-th
+//     setmaxnreg of every warp of a warpgroup is the same instruction, and no warp of the group
+//     ends the run having executed fewer than another (setmaxnreg_finish);
+//   - "after executing a setmaxnreg instruction, all warps in the warpgroup must synchronize
+//     explicitly before executing subsequent setmaxnreg instructions": a warp that runs its
+//     (k+1)-th while another warp of the group has not yet run its k-th cannot have synchronized
+//     with it. (A missing synchronization is found when the run's schedule shows it; the race
+//     context does not track it.)
+//   - .dec must not raise and .inc must not lower the count the warp holds ("the maximum number
+//     of per-thread registers owned by the warp prior to the execution ... should be greater than
+//     or equal to [.dec] / less than or equal to [.inc] the imm-reg-count"): known after the
+//     group's previous setmaxnreg. Before the first one the warp holds the kernel's register
+//     count, which ptxas picks at most at its .maxnreg: a .dec above .maxnreg is an error, an
+//     .inc is not checked against it (ptxas may have allocated fewer).
+template <value_domain D, observer O>
+inline void engine<D, O>::setmaxnreg(const xinstr& x, const std::vector<std::uint32_t>& members) {
+  const std::uint32_t u0 = members.front(), w = u0 / warp_size, g = w / 4;
+  auto flag_bit = [](flag f) { return std::uint64_t{1} << static_cast<unsigned>(f); };
+  const bool inc = x.has(flag::inc);
+  if (x.flags != (flag_bit(inc ? flag::inc : flag::dec) | flag_bit(flag::sync) | flag_bit(flag::aligned)) ||
+      x.types.size() != 1 || x.type != vtype::u32)
+    fail_at(error_kind::unsupported, u0, "this setmaxnreg form (expected setmaxnreg.{inc,dec}.sync.aligned.u32 N)");
+  const xoperand& c = x.ops[0];
+  if (c.k != xoperand::kind::imm || c.imm_float)
+    fail_at(error_kind::barrier, u0, "setmaxnreg's register count must be an integer constant");
+  const std::uint64_t count = c.imm;
+  if (count < 24 || count > 256 || count % 8 != 0)
+    fail_at(error_kind::barrier, u0,
+            "setmaxnreg register count " + std::to_string(static_cast<std::int64_t>(count)) +
+                " is not a multiple of 8 in 24..256");
+  if (members.size() != warp_size)
+    for (std::uint32_t lane = 0; lane < warp_size; ++lane)
+      if (status_[w * warp_size + lane] == status::exited)
+        fail_at(error_kind::barrier, u0,
+                "setmaxnreg.sync.aligned is executed by every thread of the warpgroup, and thread " +
+                    thread_name(w * warp_size + lane) + " (lane " + std::to_string(lane) + ") has exited");
+  auto& mine = setmaxnreg_[w];
+  const std::size_t k = mine.size();
+  for (std::uint32_t v = 4 * g; v < 4 * g + 4; ++v) {
+    if (v == w) continue;
+    const auto& theirs = setmaxnreg_[v];
+    if (theirs.size() > k && theirs[k].instruction != pc_[u0])
+      fail_at(error_kind::barrier, u0,
+              "warp " + std::to_string(w) + " executes setmaxnreg " + where(pc_[u0]) + " where warp " +
+                  std::to_string(v) + " of warpgroup " + std::to_string(g) + " executed " +
+                  where(theirs[k].instruction) + ": all warps of a warpgroup must execute the same setmaxnreg");
+    if (k > 0 && theirs.size() < k)
+      fail_at(error_kind::barrier, u0,
+              "warp " + std::to_string(w) + " executes another setmaxnreg before warp " + std::to_string(v) +
+                  " of warpgroup " + std::to_string(g) + " executed the one at " + where(mine[k - 1].instruction) +
+                  ": the warpgroup's warps must synchronize between two setmaxnreg");
+  }
+  // The count the warp holds before: the previous setmaxnreg's; before the first, at most the
+  // kernel's .maxnreg.
+  if (k > 0 && (inc ? mine[k - 1].count > count : mine[k - 1].count < count))
+    fail_at(error_kind::barrier, u0,
+            std::string("setmaxnreg.") + (inc ? "inc" : "dec") + " to " + std::to_string(count) +
+                " registers from the " + std::to_string(mine[k - 1].count) + " of " + where(mine[k - 1].instruction) +
+                ": .inc may only raise the count and .dec only lower it");
+  if (k == 0 && !inc)
+    for (const auto& dir : p_.function->directives)
+      if (p_.str(dir.name) == ".maxnreg" && !dir.values.empty() && dir.values.front() < count)
+        fail_at(error_kind::barrier, u0,
+                "setmaxnreg.dec to " + std::to_string(count) + " registers, more than the kernel's .maxnreg " +
+                    std::to_string(dir.values.front()) + ": .dec may only lower the count");
+  mine.push_back({pc_[u0], static_cast<std::uint32_t>(count)});
+}
+
+// At the end of a run: every warp of a warpgroup executed the same setmaxnreg instructions.
+template <value_domain D, observer O>
+inline void engine<D, O>::setmaxnreg_finish() {
+  for (std::uint32_t w = 0; w < warps_; ++w)
+    for (std::uint32_t v = w / 4 * 4; v < std::min(warps_, w / 4 * 4 + 4); ++v)
+      if (setmaxnreg_[v].size() > setmaxnreg_[w].size()) {
+        const std::uint32_t missed = setmaxnreg_[v][setmaxnreg_[w].size()].instruction;
+        fail(error_kind::barrier, w * warp_size,
+             "warp " + std::to_string(w) + " of warpgroup " + std::to_string(w / 4) +
+                 " exited without executing the setmaxnreg that warp " + std::to_string(v) +
+                 " executed: all warps of a warpgroup must execute the same setmaxnreg",
+             missed);
+      }
 }
 
 }  // namespace gpueq::exec

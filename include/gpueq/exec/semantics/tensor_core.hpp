@@ -1,6 +1,6 @@
 // Tensor cores (semantics of engine<D, O>, declared in exec/engine.hpp): mma.sync (m16n8k4/8/16),
-// ldmatrix and wmma (m16n16k16) as warp collectives over fragments (exec/fragments.hpp gives the
-// lane layouts). Products accumulate in k order over the domain, as f32 fused multiply-adds.
+// ldmatrix, stmatrix, movmatrix and wmma (m16n16k16) as warp collectives over fragments
+// (exec/fragments.hpp gives the lane layouts). Products accumulate in k order over the domain, as f32 fused multiply-adds.
 #pragma once
 
 #include <gpueq/exec/engine.hpp>
@@ -150,6 +150,81 @@ inline void engine<D, O>::ldmatrix(const xinstr& x, const std::vector<std::uint3
       }
       write(u, *rd[r], pack(u, {parts[0], parts[1]}, 2));
     }
+  }
+}
+
+// stmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}{.shared{::cta}}.b16 [p], {r...}: ldmatrix's layout
+// the other way (fragments::stmatrix_source). Lane 8i + j supplies the address of row j of matrix
+// i and that row's 16-byte write is observed as its access (as ldmatrix observes its reads), with
+// the row's eight halves as the value; the halves come from the lanes that hold them. Every
+// register is read before anything is written. Without a state space the address is generic and
+// must fall in shared memory (the ISA leaves anything else undefined).
+template <value_domain D, observer O>
+inline void engine<D, O>::stmatrix(const xinstr& x, const std::vector<std::uint32_t>& members) {
+  const std::uint32_t u0 = members.front();
+  if (members.size() != warp_size) fail(error_kind::barrier, u0, "stmatrix needs all 32 lanes", pc_[u0]);
+  const std::uint32_t count = x.has(flag::x4) ? 4 : x.has(flag::x2) ? 2 : x.has(flag::x1) ? 1 : 0;
+  if (!x.has(flag::m8n8) || x.type != vtype::b16 || count == 0)
+    fail_at(error_kind::unsupported, u0, "this stmatrix form (expected .m8n8 with .x1, .x2 or .x4 and .b16)");
+  const bool trans = x.has(flag::trans);
+  if (x.has_space && x.space != ptx::state_space::shared)
+    fail_at(error_kind::unsupported, u0, "stmatrix stores to shared memory only");
+  // Every lane's source halves, register r, half h at [(lane * count + r) * 2 + h].
+  std::vector<value> halves(std::size_t{warp_size} * count * 2);
+  for (auto u : members) {
+    const std::uint32_t lane = u % warp_size;
+    auto rs = regs_of(x.ops[1]);
+    if (rs.size() != count)
+      fail_at(error_kind::unsupported, u, "stmatrix .x" + std::to_string(count) + " stores from " +
+                                              std::to_string(count) + " registers, not " + std::to_string(rs.size()));
+    for (std::uint32_t r = 0; r < count; ++r) {
+      value v = read(u, *rs[r]);
+      for (std::uint32_t h = 0; h < 2; ++h) halves[(lane * count + r) * 2 + h] = piece(u, v, h, 2);
+    }
+  }
+  for (std::uint32_t m = 0; m < count; ++m)
+    for (std::uint32_t row = 0; row < fragments::ldmatrix_rows; ++row) {
+      const std::uint32_t u = members[fragments::ldmatrix_row_source(m, row)];
+      address_value addr = effective_address(u, x.ops[0]);
+      check_alignment(u, addr.at, 16);
+      place p = locate(u, x.has_space ? x.space : ptx::state_space::generic, addr, 16);
+      if (p.r->space != memory_space::shared)
+        fail_at(error_kind::unsupported, u,
+                "stmatrix to " + std::string(name(p.r->space)) + " memory (it stores to shared memory only)");
+      value row_values[fragments::ldmatrix_cols];
+      value_identity ids[fragments::ldmatrix_cols];
+      for (std::uint32_t col = 0; col < fragments::ldmatrix_cols; ++col) {
+        const fragments::slot from = fragments::stmatrix_source(trans, {row, col});
+        row_values[col] = halves[(from.lane * count + m) * 2 + from.index];
+        ids[col] = identity_of(row_values[col]);
+      }
+      observe(u, p, 16, access_kind::write, pc_[u], sequences_.of(ids));
+      for (std::uint32_t col = 0; col < fragments::ldmatrix_cols; ++col)
+        p.r->store(p.offset + 2 * col, 2, std::move(row_values[col]));
+    }
+}
+
+// movmatrix.sync.aligned.m8n8.trans.b16 d, a: a warp-wide transpose of one 8x8 matrix of halves
+// in the row fragment layout (fragments::movmatrix_source); no memory is touched.
+template <value_domain D, observer O>
+inline void engine<D, O>::movmatrix(const xinstr& x, const std::vector<std::uint32_t>& members) {
+  const std::uint32_t u0 = members.front();
+  if (members.size() != warp_size) fail(error_kind::barrier, u0, "movmatrix needs all 32 lanes", pc_[u0]);
+  if (!x.has(flag::m8n8) || !x.has(flag::trans) || x.type != vtype::b16 || x.types.size() != 1)
+    fail_at(error_kind::unsupported, u0, "this movmatrix form (expected movmatrix.sync.aligned.m8n8.trans.b16)");
+  std::vector<value> halves(std::size_t{warp_size} * 2);
+  for (auto u : members) {
+    value v = read(u, x.ops[1]);
+    for (std::uint32_t h = 0; h < 2; ++h) halves[(u % warp_size) * 2 + h] = piece(u, v, h, 2);
+  }
+  for (auto u : members) {
+    const std::uint32_t lane = u % warp_size;
+    value parts[2];
+    for (std::uint32_t h = 0; h < 2; ++h) {
+      const fragments::slot from = fragments::movmatrix_source(lane, h);
+      parts[h] = halves[from.lane * 2 + from.index];
+    }
+    write(u, x.ops[0], pack(u, {parts[0], parts[1]}, 2));
   }
 }
 
