@@ -135,6 +135,20 @@ TEST_CASE_TEMPLATE("movmatrix transposes an 8x8 matrix of halves held in the row
     }
 }
 
+TEST_CASE("movmatrix on two divergent paths is not one .aligned instruction") {
+  std::string text = with(movmatrix_transpose, "  movmatrix.sync.aligned.m8n8.trans.b16 %r3, %r2;\n",
+                          "  setp.lt.u32 %p1, %r1, 16;\n  @%p1 bra LOW;\n"
+                          "  movmatrix.sync.aligned.m8n8.trans.b16 %r3, %r2;\n  bra.uni DONE;\n"
+                          "LOW:\n  movmatrix.sync.aligned.m8n8.trans.b16 %r3, %r2;\nDONE:\n");
+  text = with(text, ".reg .b32 %r<4>;", ".reg .pred %p<2>;\n  .reg .b32 %r<4>;");
+  auto k = load(text, "movmatrix.ptx");
+  exec::launch l = one_cta(32, {halves("t", 64, false), halves("a", 64, true)});
+  fixture<exec::exact_domain> f(small_integers(5));
+  auto e = expect_error(*k, l, f.d);
+  CHECK(e.kind == exec::error_kind::barrier);
+  CHECK_MESSAGE(contains(e.message, "threads wait at two copies of an .aligned movmatrix"), e.message);
+}
+
 TEST_CASE("movmatrix needs the whole warp") {
   std::string text = with(movmatrix_transpose, "mov.u32 %r1, %laneid;",
                           "mov.u32 %r1, %laneid;\n  setp.eq.u32 %p1, %r1, 31;\n  @%p1 exit;");
@@ -185,7 +199,7 @@ TEST_CASE("setmaxnreg rules: the count, whole warpgroups, the same instruction, 
   auto at_line = [](const exec::run_error& e, const std::string& text, std::string_view needle) {
     return contains(e.message, "regs.ptx:" + std::to_string(line_of(text, needle)) + ":");
   };
-  SUBCASE("a count outside 24..256 or not a multiple of 8 (ptxas rejects both)") {
+  SUBCASE("a count outside 24..256 or not a multiple of 8 (ptxas rejects all three)") {
     for (const char* bad : {"20", "44", "264"}) {
       CAPTURE(bad);
       auto e = error_of(with(register_phases, "dec.sync.aligned.u32 40", std::string("dec.sync.aligned.u32 ") + bad), l128);
@@ -255,6 +269,7 @@ TEST_CASE("setmaxnreg rules: the count, whole warpgroups, the same instruction, 
 }
 
 TEST_CASE("griddepcontrol takes exactly one action") {
+  // (ptxas rejects .sleep too: it is no action.)
   std::string text = with(warp_specialized, "griddepcontrol.wait;", "griddepcontrol.sleep;");
   auto k = load(text, "ws.ptx");
   exec::launch l = one_cta(256, {out_int("out", 256)});

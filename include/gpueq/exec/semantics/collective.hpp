@@ -71,6 +71,14 @@ inline void engine<D, O>::try_collective(std::uint32_t t) {
                where(pc_[t]) + " and " + where(pc_[u]) + ")",
            pc_[u]);
     }
+    // .aligned (mma, ldmatrix, stmatrix, movmatrix, wmma, setmaxnreg): "all threads in the warp
+    // must execute the same instruction"; two copies of it on divergent paths are not one.
+    if (x.has(flag::aligned) && pc_[u] != pc_[t])
+      fail(error_kind::barrier, u,
+           "warp " + std::to_string(w) + ": threads wait at two copies of an .aligned " + std::string(ptx::name(x.op)) +
+               " (" + where(pc_[t]) + " and " + where(pc_[u]) +
+               "): every thread of the warp must execute the same instruction",
+           pc_[u]);
     members.push_back(u);
   }
   if (members.empty()) return;
