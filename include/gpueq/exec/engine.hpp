@@ -542,15 +542,7 @@ class engine {
     switch (o.k) {
       case xoperand::kind::reg: {
         const value& v = reg(t, o.reg);
-        if (v.t == value::tag::empty) {
-          if (v.bits == 1)
-            fail_at(error_kind::not_structured, t,
-                    "register " + std::string(ptx::register_spelling(p_.str(p_.register_names[o.reg]))) +
-                        " holds the old value returned by an atomic on symbolic data, which depends on the schedule");
-          fail_at(error_kind::uninitialized, t,
-                  "register " + std::string(ptx::register_spelling(p_.str(p_.register_names[o.reg]))) +
-                      " is read before it is written");
-        }
+        if (v.t == value::tag::empty) [[unlikely]] undefined_read(t, o.reg, v);
         if (o.negated) return value::of_bits(!truth(t, v));
         return v;
       }
@@ -566,6 +558,75 @@ class engine {
       default: fail_at(error_kind::unsupported, t, "operand form");
     }
   }
+  // Undefined values (values.hpp): a register never written, or computed from one, holds an
+  // undefined value, as in PTX. Data instructions (moves and packing, integer, bit and float
+  // arithmetic, conversions, setp/set/selp, the lifted functions; shfl and the other warp
+  // collectives in collective.hpp) propagate it: their result is undefined. Every other use is
+  // where the value matters, and is the uninitialized error at the using instruction: a store
+  // (global, shared or local: the value is not stored undefined to fail at a later load, the
+  // store itself is the error), an address, a guard or branch condition, a barrier operand or
+  // member mask, an atomic's operands, a shfl lane or clamp. Outputs are memory, so an undefined
+  // value reaches an output only through a store, which is the error.
+  struct undefined_operand { value v; };
+  static bool propagates_undefined(ptx::opcode op) {
+    using ptx::opcode;
+    switch (op) {
+      case opcode::trap: case opcode::brkpt: case opcode::membar: case opcode::fence: case opcode::prefetch:
+      case opcode::prefetchu: case opcode::nanosleep: case opcode::pmevent: case opcode::cvta: case opcode::ld:
+      case opcode::ldu: case opcode::st: case opcode::atom: case opcode::red: case opcode::cp_async:
+      case opcode::mbarrier_init: case opcode::mbarrier_inval: case opcode::mbarrier_arrive:
+      case opcode::mbarrier_arrive_drop: case opcode::mbarrier_expect_tx: case opcode::mbarrier_complete_tx:
+      case opcode::mbarrier_pending_count: case opcode::cp_async_commit_group: case opcode::cp_async_wait_group:
+      case opcode::cp_async_wait_all: case opcode::activemask: case opcode::bra: case opcode::ret: case opcode::exit:
+      case opcode::bar: case opcode::barrier: case opcode::mbarrier_test_wait: case opcode::mbarrier_try_wait:
+      case opcode::bar_warp_sync: case opcode::shfl: case opcode::vote: case opcode::match: case opcode::redux:
+      case opcode::mma: case opcode::ldmatrix: case opcode::wmma_load: case opcode::wmma_store: case opcode::wmma_mma:
+        return false;
+      default: return ptx::is_supported(op);
+    }
+  }
+  // Register r of thread t holds the undefined value v (an empty cell) and the thread's current
+  // instruction reads it: a data instruction's result is undefined (undefined_operand, caught in
+  // generic_step), anything else is the error.
+  [[noreturn, gnu::cold, gnu::noinline]] void undefined_read(std::uint32_t t, std::uint32_t r, const value& v) {
+    if (v.bits == value::poisoned_atomic)
+      fail_at(error_kind::not_structured, t,
+              "register " + register_name(r) +
+                  " holds the old value returned by an atomic on symbolic data, which depends on the schedule");
+    if (propagates_undefined(p_.code[pc_[t]].op))
+      throw undefined_operand{v.is_derived_undefined() ? v : value::undefined_from(r, pc_[t])};
+    fail_at(error_kind::uninitialized, t, undefined_message(r, v));
+  }
+  std::string register_name(std::uint32_t r) const {
+    return std::string(ptx::register_spelling(p_.str(p_.register_names[r])));
+  }
+  // "register %r is read before it is written", and for a computed undefined value where it came from.
+  std::string undefined_message(std::uint32_t r, const value& v) const {
+    if (!v.is_derived_undefined()) return "register " + register_name(r) + " is read before it is written";
+    return "register " + register_name(r) + " holds an undefined value, computed from a register never written: register " +
+           register_name(static_cast<std::uint32_t>(v.bits >> 32)) + " is read before it is written at " +
+           where(v.provenance - 1) + " (`" + instruction_text(v.provenance - 1) + "`)";
+  }
+  // A collective's data operand: read, except that an undefined register gives its undefined
+  // value (a shfl moves it to the lane that reads it) instead of stopping the run.
+  value read_data(std::uint32_t t, const xoperand& o) {
+    if (o.k == xoperand::kind::reg) {
+      const value& v = reg(t, o.reg);
+      if (v.t == value::tag::empty && v.bits != value::poisoned_atomic)
+        return v.is_derived_undefined() ? v : value::undefined_from(o.reg, pc_[t]);
+    }
+    return read(t, o);
+  }
+  // The undefined value u written to every destination of x (a data instruction).
+  void write_undefined(std::uint32_t t, const xinstr& x, const value& u) {
+    if (x.ops.empty()) return;
+    const xoperand& d = x.ops[0];
+    if (d.k == xoperand::kind::vector)
+      for (const xoperand& e : d.elems) write(t, e, u);
+    else
+      write(t, d, u);
+  }
+
   void write(std::uint32_t t, const xoperand& o, value v) {
     if (o.k == xoperand::kind::reg) reg(t, o.reg) = std::move(v);
     else if (o.k != xoperand::kind::sink) fail_at(error_kind::unsupported, t, "destination operand form");
@@ -661,9 +722,15 @@ class engine {
   void generic_step(std::uint32_t t, const xinstr& x, std::uint32_t pc) {
     if (x.guarded) {
       const value& g = reg(t, x.guard);
-      if (g.t == value::tag::empty) fail_at(error_kind::uninitialized, t, "guard predicate read before it is written");
+      if (g.t == value::tag::empty)
+        fail_at(g.bits == value::poisoned_atomic ? error_kind::not_structured : error_kind::uninitialized, t,
+                "guard predicate: " + undefined_message(x.guard, g));
       if (g.t == value::tag::predicate && x.op == ptx::opcode::mov && !is_collective(x.op)) {
-        guarded_move(t, x, g);
+        try {
+          guarded_move(t, x, g);
+        } catch (const undefined_operand& u) {
+          write_undefined(t, x, u.v);
+        }
         pc_[t] = pc + 1;
         return;
       }
@@ -689,7 +756,11 @@ class engine {
         return arrive_warp(t, x, pc);
       default: break;
     }
-    execute(t, x, pc);  // errors inside name this instruction: pc_[t] still points at it
+    try {
+      execute(t, x, pc);  // errors inside name this instruction: pc_[t] still points at it
+    } catch (const undefined_operand& u) {  // a data instruction read an undefined value
+      write_undefined(t, x, u.v);
+    }
     pc_[t] = pc + 1;
   }
 
@@ -907,6 +978,7 @@ class engine {
   std::uint32_t member_at(const std::vector<std::uint32_t>& members, std::uint32_t lane) const;
   void shfl(const xinstr& x, const std::vector<std::uint32_t>& members);
   void vote(const xinstr& x, const std::vector<std::uint32_t>& members);
+  std::optional<value> undefined_among(const xinstr& x, const std::vector<std::uint32_t>& members);
   void match(const xinstr& x, const std::vector<std::uint32_t>& members);
   void redux(const xinstr& x, const std::vector<std::uint32_t>& members);
   void elect(const xinstr& x, const std::vector<std::uint32_t>& members);

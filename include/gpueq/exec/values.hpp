@@ -4,7 +4,7 @@
 // symbolic run, a double in the float32 run, a rational in the exact run), or two 16-bit domain
 // values packed in 32 bits (f16x2/bf16x2 registers, what ldmatrix and mma exchange), or a
 // comparison of two domain values that is not decided (a symbolic predicate; only `selp` may
-// consume it, as max/min). Keeping the tag explicit is what lets one engine be concrete where
+// consume it, as max/min), or no defined value at all (`empty`, see below). Keeping the tag explicit is what lets one engine be concrete where
 // PTX control flow needs it and symbolic where the data is.
 #pragma once
 
@@ -92,9 +92,17 @@ inline std::optional<cmp_op> cmp_of(std::string_view s) {
 // Rounding modes of float arithmetic and conversions (the integer-rounding ones of cvt too).
 enum class rounding : std::uint8_t { none, rn, rz, rm, rp, rna, rni, rzi, rmi, rpi };
 
+// An `empty` cell is an *undefined* value, and `bits` says which: 0, a register never written
+// (the initial state); 2, a value computed from an undefined one (an unwritten register moved,
+// added, converted, compared or shuffled: PTX gives such a result no defined value either), with
+// `provenance` the instruction (pc + 1) where an unwritten register was first read and bits >> 32
+// that register; 1, the old value an atomic returned on symbolic data (semantics/atomic.hpp), which
+// depends on the schedule. Undefined values flow through data instructions and are an error only
+// where they matter (engine.hpp, `undefined_read`).
 template <class R>
 struct cell {
   enum class tag : std::uint8_t { empty, bits, real, packed, predicate };
+  static constexpr std::uint64_t never_written = 0, poisoned_atomic = 1, derived_undefined = 2;
   tag t = tag::empty;
   rkind k = rkind::f32;      // real/packed: the kind of r (and r2); predicate: kind of the operands
   cmp_op cmp = cmp_op::eq;   // predicate: the undecided comparison r cmp r2
@@ -126,6 +134,14 @@ struct cell {
     c.r2 = std::move(hi);
     return c;
   }
+  // An undefined value computed from unwritten register `reg`, first read by instruction `pc`.
+  static cell undefined_from(std::uint32_t reg, std::uint32_t pc) {
+    cell c;
+    c.bits = derived_undefined | std::uint64_t{reg} << 32;
+    c.provenance = pc + 1;
+    return c;
+  }
+  bool is_derived_undefined() const { return t == tag::empty && (bits & 0xffffffffu) == derived_undefined; }
   bool is_bits() const { return t == tag::bits; }
   bool is_real() const { return t == tag::real; }
 };

@@ -64,7 +64,7 @@ inline void engine<D, O>::atomic(std::uint32_t t, const xinstr& x, std::uint32_t
     // symbolic data that order is one schedule among many, so such a result may not be used.
     if (D::symbolic && data && x.ops[0].k != xoperand::kind::sink) {
       value poisoned;
-      poisoned.bits = 1;
+      poisoned.bits = value::poisoned_atomic;
       write(t, x.ops[0], poisoned);
     } else {
       write(t, x.ops[0], old);

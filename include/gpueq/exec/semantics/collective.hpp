@@ -132,7 +132,10 @@ template <value_domain D, observer O>
 inline void engine<D, O>::shfl(const xinstr& x, const std::vector<std::uint32_t>& members) {
   // PTX ISA, shfl.sync: source lane j from b (lane or offset) and c (clamp | segment mask << 8).
   std::vector<value> a(members.size());
-  for (std::size_t i = 0; i < members.size(); ++i) a[i] = read(members[i], x.ops[1]);
+  // An undefined source value (values.hpp) moves like any other: the lane that reads it holds an
+  // undefined value (Triton's cross-warp reductions shuffle unloaded registers in lanes whose
+  // results are never used).
+  for (std::size_t i = 0; i < members.size(); ++i) a[i] = read_data(members[i], x.ops[1]);
   std::vector<std::pair<value, bool>> out(members.size());
   for (std::size_t i = 0; i < members.size(); ++i) {
     std::uint32_t u = members[i], lane = u % warp_size;
@@ -174,10 +177,23 @@ inline void engine<D, O>::shfl(const xinstr& x, const std::vector<std::uint32_t>
   }
 }
 
+// The first undefined value among the members' data operand (x.ops[1]) of vote, match or redux.
+template <value_domain D, observer O>
+inline auto engine<D, O>::undefined_among(const xinstr& x, const std::vector<std::uint32_t>& members)
+    -> std::optional<value> {
+  for (auto u : members)
+    if (value v = read_data(u, x.ops[1]); v.t == value::tag::empty) return v;
+  return std::nullopt;
+}
+
 template <value_domain D, observer O>
 inline void engine<D, O>::vote(const xinstr& x, const std::vector<std::uint32_t>& members) {
   std::uint64_t ballot = 0;
   std::vector<bool> p(members.size());
+  if (auto u = undefined_among(x, members)) {  // one member's undefined predicate: every result is undefined
+    for (auto m : members) write_undefined(m, x, *u);
+    return;
+  }
   for (std::size_t i = 0; i < members.size(); ++i) {
     p[i] = truth(members[i], read(members[i], x.ops[1]));
     if (p[i]) ballot |= std::uint64_t{1} << (members[i] % warp_size);
@@ -197,6 +213,10 @@ inline void engine<D, O>::vote(const xinstr& x, const std::vector<std::uint32_t>
 template <value_domain D, observer O>
 inline void engine<D, O>::match(const xinstr& x, const std::vector<std::uint32_t>& members) {
   std::vector<std::uint64_t> v(members.size());
+  if (auto u = undefined_among(x, members)) {  // one member's undefined value: every result is undefined
+    for (auto m : members) write_undefined(m, x, *u);
+    return;
+  }
   for (std::size_t i = 0; i < members.size(); ++i) v[i] = to_bits(read(members[i], x.ops[1]), members[i]) & mask_of(x.type);
   bool all_equal = std::all_of(v.begin(), v.end(), [&](std::uint64_t y) { return y == v[0]; });
   std::uint64_t everyone = 0;
@@ -219,6 +239,10 @@ inline void engine<D, O>::match(const xinstr& x, const std::vector<std::uint32_t
 
 template <value_domain D, observer O>
 inline void engine<D, O>::redux(const xinstr& x, const std::vector<std::uint32_t>& members) {
+  if (auto u = undefined_among(x, members)) {  // one member's undefined value: every result is undefined
+    for (auto m : members) write_undefined(m, x, *u);
+    return;
+  }
   std::vector<value> v;
   for (auto u : members) v.push_back(read(u, x.ops[1]));
   value r;

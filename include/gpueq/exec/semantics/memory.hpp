@@ -209,6 +209,7 @@ inline auto engine<D, O>::effective_address(std::uint32_t t, const xoperand& a) 
     return {symbol_address(t, a.sym, a.imm), symbol_provenance(a.sym)};
   }
   const value& base = reg(t, a.reg);
+  if (base.t == value::tag::empty) [[unlikely]] undefined_read(t, a.reg, base);  // an undefined address
   return {to_bits(base, t) + a.imm, base.t == value::tag::bits ? base.provenance : 0};
 }
 
