@@ -175,6 +175,12 @@ struct history_entry {
   std::uint32_t generation;
 };
 
+// into = max(into, from) component-wise; `from` may be shorter (a clock made before a resource's
+// component existed), never longer.
+inline void join_into(std::vector<std::uint32_t>& into, const std::vector<std::uint32_t>& from) {
+  for (std::size_t k = 0; k < from.size(); ++k) into[k] = std::max(into[k], from[k]);
+}
+
 // One generation of one resource.
 struct instance_key {
   exec::barrier_key key;
@@ -369,10 +375,8 @@ class context {
       if (held == slot) return;
       const std::uint32_t n = new_clock();
       auto& v = clocks_[n].v;
-      const auto& a = clocks_[held].v;
-      const auto& b = clocks_[slot].v;
-      for (std::size_t k = 0; k < a.size(); ++k) v[k] = std::max(v[k], a[k]);
-      for (std::size_t k = 0; k < b.size(); ++k) v[k] = std::max(v[k], b[k]);
+      detail::join_into(v, clocks_[held].v);
+      detail::join_into(v, clocks_[slot].v);
       clocks_[n].serial = next_serial_++;
       clocks_[n].refs = 1;
       release(held);
@@ -480,7 +484,7 @@ class context {
     auto& into = clocks_[p.slot].v;
     if (into.size() < width_) into.resize(width_, 0);
     if (p.joined.insert(held.serial).second)
-      for (std::size_t k = 0; k < held.v.size(); ++k) into[k] = std::max(into[k], held.v[k]);
+      detail::join_into(into, held.v);
     into[t] = std::max(into[t], s);
     ++p.registrants;
     if (exec::model(key.kind).marks_segments) history_[t].push_back({s, key, generation});
