@@ -90,20 +90,20 @@ int run(const options& o) {
   eo.max_resident_mib = o.max_memory;
   if (o.domain == "float32") {
     auto g = check::run_grid<exec::float32_domain>(pk, [&] { return exec::float32_domain(source); }, 1, eo);
-    values = std::move(g.values);
+    for (auto& [name, vals] : g.values) values[name] = vals.dense();
     error = g.error, steps = g.steps, ctas = g.ctas;
   } else if (o.domain == "rational") {
     auto g = check::run_grid<exec::exact_domain>(
         pk, [&] { return exec::exact_domain([&](const exec::input_ref& r) { return support::rational(source(r)); }); }, 1, eo);
     for (auto& [name, vals] : g.values)
-      for (auto& v : vals) values[name].push_back(v ? std::optional<double>(v->convert_to<double>()) : std::nullopt);
+      for (auto& v : vals.dense()) values[name].push_back(v ? std::optional<double>(v->convert_to<double>()) : std::nullopt);
     error = g.error, steps = g.steps, ctas = g.ctas;
   } else if (o.domain == "symbolic") {
     if (!o.out.empty()) throw std::runtime_error("--out writes numbers: use --domain float32 or rational");
     term::store s;
     auto g = check::run_grid<exec::symbolic_domain>(pk, [&] { return exec::symbolic_domain(s); }, 1, eo);
     for (auto& [name, vals] : g.values)
-      for (auto& v : vals) texts[name].push_back(v ? std::optional<std::string>(check::short_text(s, *v, 2000)) : std::nullopt);
+      for (auto& v : vals.dense()) texts[name].push_back(v ? std::optional<std::string>(check::short_text(s, *v, 2000)) : std::nullopt);
     error = g.error, steps = g.steps, ctas = g.ctas;
   } else {
     throw std::runtime_error("--domain is float32, rational or symbolic");

@@ -55,3 +55,59 @@ TEST_CASE("softmax outputs: equal, different with a witness, written by one kern
   check::outputs short_output{{"y", check::output_values(3)}};
   CHECK_THROWS_AS(check::compare(s, naive, short_output), std::invalid_argument);
 }
+
+TEST_CASE("element_values: pages allocated on write, next() skips the others, dense() and == see every element") {
+  check::element_values<std::uint32_t> v(5000);  // pages of 1024: 0..1023, ..., 4096..4999
+  const auto& cv = v;
+  CHECK(v.size() == 5000);
+  CHECK(v.next(0) == 5000);  // nothing written: no page
+  CHECK_FALSE(cv[4321].has_value());
+  CHECK(v.next(0) == 5000);  // a const read allocates nothing
+  v[2100] = 7;               // page 2: 2048..3071
+  v[4999] = 9;               // page 4: 4096..4999
+  CHECK(v.next(0) == 2048);
+  CHECK(v.next(2101) == 2101);
+  CHECK(v.next(3072) == 4096);
+  CHECK(v.next(5000) == 5000);
+  CHECK(v.written() == 2);
+  std::vector<std::uint64_t> seen;
+  for (std::uint64_t i = v.next(0); i < v.size(); i = v.next(i + 1))
+    if (cv[i]) seen.push_back(i);
+  CHECK(seen == std::vector<std::uint64_t>{2100, 4999});
+  auto d = v.dense();
+  REQUIRE(d.size() == 5000);
+  CHECK(d[2100] == 7u);
+  CHECK(d[4999] == 9u);
+  CHECK_FALSE(d[0].has_value());
+  check::element_values<std::uint32_t> same_values(d.begin(), d.end());
+  CHECK(same_values == v);
+  same_values[10] = 1;  // one more page and one more element
+  CHECK_FALSE(same_values == v);
+  check::element_values<std::uint32_t> copy = v;
+  copy[2100].reset();  // an allocated page holding nothing equals an unallocated one
+  check::element_values<std::uint32_t> only_last(5000);
+  only_last[4999] = 9;
+  CHECK(copy == only_last);
+}
+
+TEST_CASE("compare counts the elements on pages neither side wrote as unwritten, in every tensor") {
+  term::store s;
+  // A tensor of 10000 elements of which both sides write elements 3000..3009 (page 2) and the
+  // candidate alone writes 9000 (page 8), and a second tensor neither side writes.
+  check::output_values ref(10000), cand(10000);
+  for (std::uint64_t i = 3000; i < 3010; ++i) {
+    term::term_id x = s.input("x", {static_cast<std::uint32_t>(i)});
+    ref[i] = s.add(x, s.one());
+    cand[i] = s.add(s.one(), x);
+  }
+  cand[9000] = s.zero();
+  check::outputs a{{"y", ref}, {"z", check::output_values(4096)}}, b{{"y", cand}, {"z", check::output_values(4096)}};
+  check::comparison c = check::compare(s, a, b);
+  CHECK(c.elements == 10000 + 4096);
+  CHECK(c.equal == 10);
+  CHECK(c.written_by_one == 1);
+  CHECK(c.unwritten == 10000 + 4096 - 11);
+  REQUIRE(c.problems.size() == 1);
+  CHECK(c.problems[0].index == 9000);
+  CHECK(c.problems[0].reason == "only the candidate writes it");
+}

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <gpueq/canon/decide.hpp>
+#include <gpueq/check/element_values.hpp>
 #include <gpueq/term/store.hpp>
 
 #include <algorithm>
@@ -24,8 +25,8 @@
 namespace gpueq::check {
 
 // The final contents of one output tensor: one term per element, or nothing where the kernel
-// never wrote it.
-using output_values = std::vector<std::optional<term::term_id>>;
+// never wrote it (paged: what was not written costs nothing, element_values.hpp).
+using output_values = element_values<term::term_id>;
 using outputs = std::map<std::string, output_values>;
 
 enum class element_status { equal, different, unknown, written_by_one };
@@ -153,9 +154,14 @@ inline comparison compare(term::store& s, const outputs& reference, const output
     auto it = candidate.find(name);
     if (it == candidate.end() || it->second.size() != ref.size())
       throw std::invalid_argument("check::compare: output '" + name + "' differs in size between the kernels");
-    for (std::uint64_t i = 0; i < ref.size(); ++i)
-      if (ref[i] && it->second[i] && *ref[i] != *it->second[i]) work.push_back({&name, i, *ref[i], *it->second[i]});
+    const output_values& cand = it->second;
+    std::uint64_t visited = 0;
+    for (std::uint64_t i = next_either(ref, cand, 0); i < ref.size(); i = next_either(ref, cand, i + 1)) {
+      ++visited;
+      if (ref[i] && cand[i] && *ref[i] != *cand[i]) work.push_back({&name, i, *ref[i], *cand[i]});
       else ++trivial;  // unwritten, written by one, or the same term (equal by hash-consing)
+    }
+    trivial += ref.size() - visited;  // on pages neither side wrote
   }
   std::vector<std::optional<canon::verdict>> verdicts = detail::decide_all(s, work, options, total, trivial);
 
@@ -166,7 +172,11 @@ inline comparison compare(term::store& s, const outputs& reference, const output
   std::size_t next = 0;
   for (auto& [name, ref] : reference) {
     const output_values& cand = candidate.at(name);
-    for (std::uint64_t i = 0; i < ref.size(); ++i) {
+    std::uint64_t counted = 0;  // elements before this index are counted
+    for (std::uint64_t i = next_either(ref, cand, 0); i < ref.size(); i = next_either(ref, cand, i + 1)) {
+      c.elements += i - counted;  // the skipped ones lie on pages neither side wrote
+      c.unwritten += i - counted;
+      counted = i + 1;
       ++c.elements;
       if (!ref[i] && !cand[i]) {
         ++c.unwritten;
@@ -198,6 +208,8 @@ inline comparison compare(term::store& s, const outputs& reference, const output
       }
       if (options.stop_at_first_difference && c.different) goto done;
     }
+    c.elements += ref.size() - counted;
+    c.unwritten += ref.size() - counted;
   }
 done:
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -31,6 +31,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpueq::check {
@@ -129,9 +130,10 @@ inline void fill_inout(term::store& s, const exec::launch& l, outputs& a, output
     if (ia == a.end() || ib == b.end()) continue;
     auto& va = ia->second;
     auto& vb = ib->second;
-    for (std::uint64_t i = 0; i < va.size() && i < vb.size(); ++i)
-      if (va[i].has_value() != vb[i].has_value())
-        (va[i] ? vb[i] : va[i]) = d.finish(d.input(exec::input_ref{ti, t.name, i, t.shape, t.kind}));
+    if (va.size() != vb.size()) continue;  // compare reports it
+    for (std::uint64_t i = next_either(va, vb, 0); i < va.size(); i = next_either(va, vb, i + 1))
+      if (std::as_const(va)[i].has_value() != std::as_const(vb)[i].has_value())
+        (std::as_const(va)[i] ? vb[i] : va[i]) = d.finish(d.input(exec::input_ref{ti, t.name, i, t.shape, t.kind}));
   }
   d.end_run();
 }

@@ -122,7 +122,9 @@ std::vector<std::vector<char>> run_ctas(std::span<const prepared_kernel* const> 
 // Unobserved runs of whole grids (the float32 side report, counterexample replay, race witnesses,
 // `gpueq run`): every CTA of each prepared kernel (or the CTAs `only` names) through run_ctas, each
 // job in a domain of its own from make_domain(). Results are collected per side in grid order
-// (grid_collector), so they do not depend on `threads`.
+// (grid_collector), so they do not depend on `threads`. With fill_inout false, elements of inout
+// tensors that no CTA wrote stay empty instead of getting their input values (a comparison of two
+// runs on the same inputs needs only what either wrote).
 // The float32 domain runs the unlifted program (what the GPU runs); the exact and symbolic domains,
 // which compute over the rationals and reals, run the lifted one (nvcc's math sequences as the
 // real functions they approximate).
@@ -134,7 +136,7 @@ const exec::program& program_for(const prepared_kernel& k) {
 template <class D, class MakeDomain>
 std::vector<grid_run<typename D::result>> run_grids(std::span<const prepared_kernel* const> sides, MakeDomain&& make_domain,
                                                     unsigned threads = 1, const exec::engine_options& options = {},
-                                                    std::span<const exec::dim3> only = {}) {
+                                                    std::span<const exec::dim3> only = {}, bool fill_inout = true) {
   using R = typename D::result;
   std::vector<std::vector<exec::dim3>> ctas(sides.size());
   std::vector<std::vector<cta_run<R>>> runs(sides.size());
@@ -163,7 +165,7 @@ std::vector<grid_run<typename D::result>> run_grids(std::span<const prepared_ker
     for (std::uint32_t ci = 0; ci < ctas[si].size() && ran[si][ci]; ++ci)
       if (!collect.add(ci, std::move(runs[si][ci]), [](const R& a, const R& b) { return same_result(a, b); }, combine))
         break;
-    out.push_back(std::move(collect).finish(d));
+    out.push_back(std::move(collect).finish(d, fill_inout));
   }
   return out;
 }
@@ -171,9 +173,11 @@ std::vector<grid_run<typename D::result>> run_grids(std::span<const prepared_ker
 // One prepared kernel (see run_grids).
 template <class D, class MakeDomain>
 grid_run<typename D::result> run_grid(const prepared_kernel& k, MakeDomain&& make_domain, unsigned threads = 1,
-                                      const exec::engine_options& options = {}, std::span<const exec::dim3> only = {}) {
+                                      const exec::engine_options& options = {}, std::span<const exec::dim3> only = {},
+                                      bool fill_inout = true) {
   const prepared_kernel* one = &k;
-  return std::move(run_grids<D>(std::span<const prepared_kernel* const>(&one, 1), make_domain, threads, options, only).front());
+  return std::move(
+      run_grids<D>(std::span<const prepared_kernel* const>(&one, 1), make_domain, threads, options, only, fill_inout).front());
 }
 
 }  // namespace gpueq::check

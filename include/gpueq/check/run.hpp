@@ -75,7 +75,7 @@ inline std::string cta_name(const exec::dim3& c) { return race::cta_text(c); }
 // What running one side over its CTAs gave, with outputs as values of the domain.
 template <class R>
 struct grid_run {
-  std::map<std::string, std::vector<std::optional<R>>> values;  // output tensors per element
+  std::map<std::string, element_values<R>> values;  // output tensors per element (paged)
   std::optional<exec::run_error> error;   // the first error of the first CTA that failed
   std::optional<exec::dim3> failed_cta;
   std::vector<std::string> conflicts;     // output elements written by two CTAs
@@ -117,7 +117,7 @@ cta_run<typename D::result> run_cta(D& d, const exec::program& p, const exec::la
         for (std::uint32_t ti = 0; ti < l.tensors.size(); ++ti) {
           const auto& t = l.tensors[ti];
           if (!t.output) continue;
-          for (std::uint64_t i = 0; i < t.elements(); ++i)
+          for (std::uint64_t i : e.written_elements(ti))
             if (auto c = e.output(ti, i)) out.written[ti].emplace_back(i, e.output_value(ti, *c));
         }
       } catch (const exec::run_failure& f) {
@@ -192,7 +192,7 @@ class grid_collector {
     for (auto& t : l.tensors)
       if (t.output) {
         out_.values[t.name].assign(t.elements(), std::nullopt);
-        writer_[t.name].assign(t.elements(), 0);
+        writer_[t.name].assign(t.elements(), std::nullopt);
       }
   }
   // Adds CTA number ci; false once a CTA failed (the rest are not collected). `same` compares
@@ -215,17 +215,18 @@ class grid_collector {
       auto& vals = out_.values[t.name];
       auto& who = writer_[t.name];
       for (auto& [i, v] : run.written[ti]) {
-        if (who[i] && vals[i])
-          if (std::optional<R> merged = combine(ti, i, who[i] - 1, ci, *vals[i], v)) {
+        std::optional<std::uint32_t>& earlier = who[i];
+        if (earlier && vals[i])
+          if (std::optional<R> merged = combine(ti, i, *earlier, ci, *vals[i], v)) {
             vals[i] = std::move(merged);
-            who[i] = ci + 1;
+            earlier = ci;
             continue;
           }
-        if (who[i] && (!vals[i] || !same(*vals[i], v)) && out_.conflicts.size() < 16)
-          out_.conflicts.push_back(t.name + "[" + std::to_string(i) + "] is written by CTA " + cta_name(ctas_[who[i] - 1]) +
+        if (earlier && (!vals[i] || !same(*vals[i], v)) && out_.conflicts.size() < 16)
+          out_.conflicts.push_back(t.name + "[" + std::to_string(i) + "] is written by CTA " + cta_name(ctas_[*earlier]) +
                                    " and by CTA " + cta_name(ctas_[ci]));
         vals[i] = v;
-        who[i] = ci + 1;
+        earlier = ci;
       }
     }
     return true;
@@ -251,7 +252,7 @@ class grid_collector {
   const exec::launch& l_;
   std::vector<exec::dim3> ctas_;
   grid_run<R> out_;
-  std::map<std::string, std::vector<std::uint32_t>> writer_;  // CTA index + 1 per element
+  std::map<std::string, element_values<std::uint32_t>> writer_;  // the CTA index that wrote each element
 };
 
 // Runs every CTA of one side in domain d, one after another, on the calling thread;

@@ -157,6 +157,11 @@ class engine {
   // The final value of an output tensor element (flat index): the stored cell, or nullopt when no
   // thread wrote it. Elements are read whole; a value stored in pieces is assembled if concrete.
   std::optional<value> output(std::uint32_t tensor, std::uint64_t element);
+  // The elements of a tensor that some thread wrote, ascending: what to read with output(), at the
+  // cost of the writes, not of the tensor's size (a GEMM CTA writes a tile of a large C).
+  std::vector<std::uint64_t> written_elements(std::uint32_t tensor) const {
+    return regions_[tensor].touched_elements();
+  }
   // A cell as a finished domain value of kind k (bits become constants).
   typename D::result as_real(const value& c, rkind k) { return d_.finish(to_real(c, k, 0)); }
   // An output element's cell as a finished domain value: integer tensors read their bits with the

@@ -13,6 +13,7 @@
 #include <gpueq/exec/observer.hpp>
 #include <gpueq/exec/values.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -32,7 +33,10 @@ struct stored_value {
 template <class R>
 class region {
  public:
-  static constexpr unsigned page_bits = 12;
+  // 512-byte pages (2 KiB of slots): a CTA that reads a column tile of a row-major matrix
+  // touches a few bytes of every row, and each row it touches costs a page; with 4 KiB pages a
+  // 128-column tile of a 4096x4096 matrix cost 64 MiB of zeroed slots per CTA.
+  static constexpr unsigned page_bits = 9;
   static constexpr std::uint64_t page_size = std::uint64_t{1} << page_bits;
 
   memory_space space = memory_space::global;
@@ -65,6 +69,18 @@ class region {
     values_.push_back({std::move(c), offset, width});
     auto id = static_cast<std::uint32_t>(values_.size());
     for (std::uint64_t b = offset; b < offset + width; ++b) set_slot(b, id);
+  }
+
+  // The indices of the elements that some store touched, ascending and distinct: the union of
+  // every stored value's byte range. A value later overwritten in part still names its elements,
+  // which stay written. Costs what was stored, not the region's size.
+  std::vector<std::uint64_t> touched_elements() const {
+    std::vector<std::uint64_t> out;
+    for (const auto& v : values_)
+      for (std::uint64_t e = v.offset / element_bytes; e * element_bytes < v.offset + v.width; ++e) out.push_back(e);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
   }
 
   // The stored value that covers exactly [offset, offset + width), if any.
