@@ -685,28 +685,6 @@ class context {
     g.all_benign = g.all_benign && benign;
   }
 
-  // Registrations grouped by instruction, in order of each instruction's first registration.
-  static std::vector<thread_group> by_instruction(std::span<const exec::barrier_registration> regs) {
-    std::vector<std::uint32_t> order;  // instructions in order of first registration
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> sorted;  // (instruction, thread)
-    sorted.reserve(regs.size());
-    for (const auto& r : regs) {
-      if (std::find(order.begin(), order.end(), r.instruction) == order.end()) order.push_back(r.instruction);
-      sorted.push_back({r.instruction, r.thread});
-    }
-    std::sort(sorted.begin(), sorted.end());
-    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
-    std::vector<thread_group> groups;
-    for (std::uint32_t i : order) {
-      thread_group g;
-      g.instruction = i;
-      for (auto it = std::lower_bound(sorted.begin(), sorted.end(), std::pair{i, 0u}); it != sorted.end() && it->first == i; ++it)
-        g.add(it->second);
-      groups.push_back(std::move(g));
-    }
-    return groups;
-  }
-
   // Strict mode (options::strict_barriers): a completed generation of a barrier that waits for the
   // whole CTA must have every thread of the CTA among its registrants, all at one instruction. The
   // engine completes it once the threads that have not exited registered (PTX), so a thread

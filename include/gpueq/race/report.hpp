@@ -11,6 +11,7 @@
 
 #include <gpueq/exec/observer.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -112,6 +113,28 @@ struct thread_group {
   }
   friend bool operator==(const thread_group&, const thread_group&) = default;
 };
+
+// Registrations grouped by instruction, in order of each instruction's first registration.
+inline std::vector<thread_group> by_instruction(std::span<const exec::barrier_registration> regs) {
+  std::vector<std::uint32_t> order;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> sorted;  // (instruction, thread)
+  sorted.reserve(regs.size());
+  for (const auto& r : regs) {
+    if (std::find(order.begin(), order.end(), r.instruction) == order.end()) order.push_back(r.instruction);
+    sorted.push_back({r.instruction, r.thread});
+  }
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  std::vector<thread_group> groups;
+  for (std::uint32_t i : order) {
+    thread_group g;
+    g.instruction = i;
+    for (auto it = std::lower_bound(sorted.begin(), sorted.end(), std::pair{i, 0u}); it != sorted.end() && it->first == i; ++it)
+      g.add(it->second);
+    groups.push_back(std::move(g));
+  }
+  return groups;
+}
 
 struct barrier_diagnostic {
   barrier_problem problem = barrier_problem::unsafe_recycling;
