@@ -28,7 +28,7 @@ struct counting_observer {  // the observer interface with nothing behind it but
   void on_barrier_register(const exec::barrier_registration&, exec::barrier_key, std::uint32_t, std::uint32_t) {}
   void on_barrier_complete(const exec::barrier_instance&) { ++barriers; }
   void on_barrier_acquire(const exec::barrier_registration&, exec::barrier_key, std::uint32_t) {}
-  void on_exit(std::uint32_t) {}
+  void on_exit(std::uint32_t, std::uint32_t) {}
 };
 
 // The ring kernel and its single-kernel spec.

@@ -41,6 +41,7 @@ struct options {
   bool expect = false, all = false, no_race = false, no_float32 = false, warp_synchronous = false, quiet = false;
   bool fast = false;
   bool allow_benign = false;
+  bool strict_barriers = false;
 };
 
 // --grid: "all" (every CTA of each kernel's grid) or a list of CTAs "x[,y[,z]];…" (or with ':', which needs
@@ -100,6 +101,7 @@ std::optional<check::verdict> check_one(const std::string& file, const options& 
     co.float32_report = !o.no_float32;
     co.race.warp_synchronous = o.warp_synchronous;
     co.allow_benign = o.allow_benign;
+    co.race.strict_barriers = o.strict_barriers;
     co.compare.stop_at_first_difference = !o.all;
     co.compare.decide.fast = o.fast;
     co.compare.decide.normal_form.expansion_bytes = o.max_expansion << 20;
@@ -142,6 +144,8 @@ int run(const options& o) {
   std::size_t passed = 0, failed = 0;
   std::map<std::string, std::size_t> counts;
   if (o.json && o.sarif) throw std::runtime_error("--json and --sarif: choose one, not both");
+  if (o.strict_barriers && o.no_race)
+    throw std::runtime_error("--strict-barriers is checked by the race analysis, which --no-race skips: give one, not both");
   nlohmann::ordered_json sarif = nlohmann::ordered_json::array();
   for (const auto& f : o.files) {
     check::pair_spec spec;
@@ -190,6 +194,10 @@ cli::registrar reg("check", [](CLI::App& app) -> cli::runner {
   c->add_flag("--allow-benign", o->allow_benign,
               "Tolerate benign races (threads writing the same value to one place, as in `if (...) flag = 1;`): "
               "listed as a note, not a race verdict");
+  c->add_flag("--strict-barriers", o->strict_barriers,
+              "CUDA's rule for __syncthreads instead of PTX's barrier semantics: a thread that exits before a barrier "
+              "without a thread count that other threads of its block reach, or threads reaching one at different "
+              "barrier instructions (a divergent branch), is a barrier-divergence error (part of the race analysis)");
   c->add_flag("--no-race", o->no_race, "Skip the race analysis (the verdict then holds for the schedule run only)");
   c->add_flag("--no-float32", o->no_float32,
               "Skip the float32 side report (both kernels run once more in float32 on random inputs to show their "

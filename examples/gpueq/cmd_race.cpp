@@ -7,7 +7,8 @@
 // barrier-instance granularity, named barriers with WEFT's generations and recycling check).
 // --json prints the report machine-readable, --sarif as SARIF 2.1.0 (report.hpp).
 // --allow-benign tolerates benign races (every racing pair wrote the same value): exit 0, the
-// races listed as a note.
+// races listed as a note. --strict-barriers applies CUDA's __syncthreads rule (every thread of the
+// block reaches each whole-CTA barrier any thread reaches) instead of PTX's barrier semantics.
 // Exit: 0 race-free and well-synchronized, otherwise the exit code of the verdict class
 // (check/verdict.hpp): 2 a race, deadlock, barrier error or undefined behaviour, 3 not a
 // structured CTA / unsupported, 4 bad input, 5 the step or memory limit.
@@ -38,6 +39,7 @@ struct options {
   std::string spec;
   bool warp_synchronous = false;
   bool allow_benign = false;
+  bool strict_barriers = false;
   bool witness = false;
   bool json = false, sarif = false;
   std::string output;
@@ -291,6 +293,7 @@ int run(const options& o) {
   ro.threads = cli::default_jobs();
   ro.engine.max_resident_mib = o.max_memory;
   ro.allow_benign = o.allow_benign;
+  ro.strict_barriers = o.strict_barriers;
   std::vector<race::kernel_result> sides = race::check_races(spec, pair, ro);
   int worst = cli::exit_ok;
   for (const auto& side : sides) worst = std::max(worst, race::exit_code(side));
@@ -323,6 +326,10 @@ cli::registrar reg("race", [](CLI::App& app) -> cli::runner {
   c->add_flag("--allow-benign", o->allow_benign,
               "Tolerate benign races (threads writing the same value to one place, as in `if (...) flag = 1;`): "
               "exit 0 with the races listed as a note");
+  c->add_flag("--strict-barriers", o->strict_barriers,
+              "CUDA's rule for __syncthreads instead of PTX's barrier semantics: a thread that exits before a barrier "
+              "without a thread count that other threads of its block reach, or threads reaching one at different "
+              "barrier instructions (a divergent branch), is a barrier-divergence error");
   c->add_flag("--warp-synchronous", o->warp_synchronous, "Legacy pre-Volta mode: threads of one warp run in lockstep and never race");
   c->add_flag("--json", o->json, "Print the report as JSON (verdict, race groups with both accesses and their lines, barrier diagnostics, errors)");
   c->add_flag("--sarif", o->sarif, "Print the report as SARIF 2.1.0 for editors and code review (CUDA lines when the PTX has line info)");

@@ -175,7 +175,27 @@ inline json side_json(const race_side& s) {
       }
       j["races"].push_back(std::move(x));
     }
-    constexpr const char* problems[] = {"unsafe-recycling", "count-mismatch", "all-arrive"};
+    constexpr const char* problems[] = {"unsafe-recycling", "count-mismatch", "all-arrive", "divergence"};
+    // Thread groups of a diagnostic: each instruction's threads as [first, last] ranges.
+    auto groups = [&](const std::vector<race::thread_group>& gs) {
+      json a = json::array();
+      for (const auto& g : gs) {
+        json x;
+        json ranges = json::array();
+        for (auto [first, last] : g.ranges) ranges.push_back({first, last});
+        x["threads"] = std::move(ranges);
+        x["count"] = g.threads;
+        if (g.instruction == exec::no_instruction) {
+          x["instruction"] = nullptr;  // ran past the kernel's last instruction
+          x["location"] = nullptr;
+        } else {
+          x["instruction"] = g.instruction;
+          x["location"] = location(s, g.instruction);
+        }
+        a.push_back(std::move(x));
+      }
+      return a;
+    };
     for (const auto& d : rep.barriers) {
       json x;
       x["problem"] = problems[static_cast<std::size_t>(d.problem)];
@@ -191,6 +211,10 @@ inline json side_json(const race_side& s) {
         x["found"] = d.found;
       }
       if (d.problem == race::barrier_problem::unsafe_recycling) x["known_generation"] = d.known_generation;
+      // all-arrive: the arrivals by arrive instruction; divergence: the registrations by barrier
+      // instruction, and the threads that exited without reaching it by exit instruction.
+      if (!d.arrived.empty()) x["arrived"] = groups(d.arrived);
+      if (d.problem == race::barrier_problem::divergence) x["missing"] = groups(d.missing);
       x["message"] = race::format(d, lookup(s));
       j["barriers"].push_back(std::move(x));
     }
@@ -247,7 +271,8 @@ inline constexpr rule rules[] = {
     {"gpueq.race.waw", "WriteAfterWriteRace", "Two writes of the same address race (no barrier orders them)", "error"},
     {"gpueq.deadlock", "Deadlock", "Threads wait at a barrier that can never complete", "error"},
     {"gpueq.barrier", "BarrierMisuse",
-     "Barrier misuse: count mismatch, over-subscription, unsafe recycling of a named barrier, an arrive-only generation",
+     "Barrier misuse: count mismatch, over-subscription, unsafe recycling of a named barrier, an arrive-only generation, "
+     "barrier divergence (--strict-barriers)",
      "error"},
     {"gpueq.out-of-bounds", "OutOfBounds", "An access outside its array, or misaligned for its width", "error"},
     {"gpueq.uninitialized", "UninitializedRead", "A read of memory or a register never written", "error"},
@@ -381,8 +406,18 @@ inline json side_results(const race_side& s) {
     for (const auto& d : s.r.race_report->barriers) {
       int id = 1;
       auto locs = instruction_locations(s, d.instruction, "barrier", id);
+      // The other instructions the diagnostic names (further arrives, a divergent branch's
+      // barrier, the exits that skipped it) as related locations.
+      std::vector<json> related;
+      auto add = [&](const race::thread_group& g, const std::string& what) {
+        if (g.instruction == d.instruction || g.instruction == exec::no_instruction) return;
+        for (auto& l : instruction_locations(s, g.instruction, what, id)) related.push_back(std::move(l));
+      };
+      for (const auto& g : d.arrived)
+        add(g, (d.problem == race::barrier_problem::all_arrive ? "arrive: " : "barrier: ") + race::detail::threads_text(g));
+      for (const auto& g : d.missing) add(g, "exit: " + race::detail::threads_text(g));
       results.push_back(result("gpueq.barrier", d.is_error() ? "error" : "warning", who + ": " + race::format(d, lookup(s)),
-                               std::move(locs), {}));
+                               std::move(locs), std::move(related)));
     }
   }
   for (const auto& c : s.r.conflicts)

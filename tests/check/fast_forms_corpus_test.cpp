@@ -54,8 +54,9 @@ struct event_hash {
     for (std::uint64_t v : {std::uint64_t{r.thread}, std::uint64_t{r.instruction}, k.id, std::uint64_t{g}}) mix(v);
     ++events;
   }
-  void on_exit(std::uint32_t t) {
+  void on_exit(std::uint32_t t, std::uint32_t pc) {
     mix(t);
+    mix(pc);
     ++events;
   }
 };

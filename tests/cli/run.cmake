@@ -210,6 +210,32 @@ expect(check_benign_allowed_json 0 "\"notes\": \\[\n *\"candidate kernel has ben
 expect(check_different_values_allowed 2 "scale_store_one_vs_race.pair.json: race"
        check --allow-benign ${RW}/scale_store_one_vs_race.pair.json)
 
+# Barrier diagnostics (issue 21 item 6). A named-barrier generation completed by bar.arrive alone is
+# a barrier error (class deadlock, exit 2) naming the barrier, the generation and the line of each
+# arrive. --strict-barriers (check and race) applies CUDA's rule that every thread of the block
+# reaches each __syncthreads: threads that return before one are a barrier divergence naming the
+# barrier's line, the threads and the line they exited at; PTX's semantics (the default) accept it.
+set(NB ${K}/named_barriers)
+expect(race_all_arrive 2 "mirror_drain_arrive.ptx \\(candidate\\): not well-synchronized\nCTA \\(0,0,0\\):\nrace-free\nerror: all-arrive generation on barrier 5 generation 1: completed by arrivals only \\(threads 0\\.\\.31 at PTX line 335 \\(mirror_drain_arrive.cu:19\\), threads 32\\.\\.95 at PTX line 241 \\(mirror_drain_arrive.cu:19\\)\\): no thread waited \\(bar.sync\\) on it, so it orders nothing"
+       race ${NB}/ref_vs_drain_arrive.pair.json)
+expect(check_all_arrive 2 "ref_vs_drain_arrive.pair.json: deadlock\n  candidate kernel is not well-synchronized:.*error: all-arrive generation on barrier 5 generation 1"
+       check --no-float32 ${NB}/ref_vs_drain_arrive.pair.json)
+expect(race_all_arrive_json 2 "\"verdict\": \"deadlock\",.*\"problem\": \"all-arrive\",\n *\"severity\": \"error\",\n *\"barrier\": \\{\n *\"kind\": \"cta\",\n *\"id\": 5\n *\\},\n *\"generation\": 1,.*\"registrations\": 96,\n *\"arrived\": \\[.*\"count\": 32,.*\"ptx_line\": 335,.*\"count\": 64,.*\"ptx_line\": 241,"
+       race --json ${NB}/ref_vs_drain_arrive.pair.json)
+expect(race_pipeline_clean 0 "mirror_pipeline.ptx \\(candidate\\): race-free and well-synchronized" race ${NB}/ref_vs_pipeline.pair.json)
+set(EE ${K}/bugs/reverse_guarded_vs_early_exit.pair.json)
+expect(check_early_exit 0 "reverse_guarded_vs_early_exit.pair.json: equivalent" check --no-float32 ${EE})
+expect(race_early_exit 0 "reverse_early_exit.ptx \\(candidate\\): race-free and well-synchronized" race ${EE})
+expect(check_early_exit_strict 2 "reverse_guarded_vs_early_exit.pair.json: deadlock\n  candidate kernel is not well-synchronized:\nCTA \\(0,0,0\\):\nrace-free\nerror: barrier divergence on barrier 0 generation 1: 100 threads waited: threads 0\\.\\.99 at PTX line 50 \\(reverse_early_exit.cu:15\\); threads 100\\.\\.127 exited at PTX line 65 \\(reverse_early_exit.cu:17\\) without reaching it \\(strict mode"
+       check --no-float32 --strict-barriers ${EE})
+expect(race_early_exit_strict 2 "reverse_guarded.ptx \\(reference\\): race-free and well-synchronized.*reverse_early_exit.ptx \\(candidate\\): not well-synchronized.*error: barrier divergence on barrier 0 generation 1"
+       race --strict-barriers ${EE})
+expect(race_early_exit_strict_json 2 "\"problem\": \"divergence\",.*\"linear\": 100,.*\"arrived\": \\[\n *\\{\n *\"threads\": \\[\n *\\[\n *0,\n *99\n *\\]\n *\\],.*\"missing\": \\[\n *\\{\n *\"threads\": \\[\n *\\[\n *100,\n *127\n *\\]\n *\\],\n *\"count\": 28,.*\"ptx_line\": 65,"
+       race --json --strict-barriers ${EE})
+expect(check_strict_no_race 4 "--strict-barriers is checked by the race analysis, which --no-race skips" check --strict-barriers --no-race ${EE})
+expect(check_strict_help 0 "--strict-barriers" check --help)
+expect(race_strict_help 0 "--strict-barriers" race --help)
+
 # Inter-CTA (issue 21 item 4): atomics of different CTAs commute, f16 halves of one word are two
 # bytes each, a plain store against another CTA's atomics is still a race.
 expect(race_atomic_ctas 0 "atomic_sum_ctas.ptx \\(candidate\\): race-free and well-synchronized \\(4 CTA"
@@ -260,6 +286,11 @@ check_sarif(race_sarif_deadlock ${S}_deadlock.sarif --rule gpueq.deadlock --uri-
 expect(race_sarif_barrier_file 2 "^$" race --sarif tests/cli/inputs/named_barrier_recycling.ptx --block 64 --param buf=f32[64]
        -o ${S}_barrier.sarif)
 check_sarif(race_sarif_barrier ${S}_barrier.sarif --rule gpueq.barrier --uri-suffix .ptx --results 1)
+# A barrier divergence sits at the barrier's CUDA line, the exit its threads took as a related location.
+expect(race_sarif_divergence 2 "\"ruleId\": \"gpueq.barrier\",.*barrier divergence on barrier 0.*\"uri\": \"examples/kernels/bugs/reverse_early_exit.cu\",.*\"startLine\": 15.*\"relatedLocations\": .*\"startLine\": 17.*\"text\": \"exit: threads 100..127 \\(CUDA source\\)\""
+       race --sarif --strict-barriers ${K}/bugs/reverse_guarded_vs_early_exit.pair.json)
+expect(race_sarif_divergence_file 2 "^$" race --sarif --strict-barriers ${K}/bugs/reverse_guarded_vs_early_exit.pair.json -o ${S}_divergence.sarif)
+check_sarif(race_sarif_divergence_valid ${S}_divergence.sarif --rule gpueq.barrier --uri-suffix .cu --results 1)
 expect(race_sarif_clean 0 "\"results\": \\[\\]" race --sarif ${K}/softmax/softmax_online.kernel.json)
 # check --sarif: one SARIF log for all pairs, the worst exit code; a difference is a
 # gpueq.not-equivalent result at the candidate kernel, a racy kernel's races sit at their lines.

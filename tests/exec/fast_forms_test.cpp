@@ -50,7 +50,7 @@ struct event_log {
   void on_barrier_acquire(const exec::barrier_registration& r, exec::barrier_key k, std::uint32_t g) {
     add("acquire", r.thread, static_cast<int>(k.kind), k.id, g, r.instruction);
   }
-  void on_exit(std::uint32_t t) { add("exit", t); }
+  void on_exit(std::uint32_t t, std::uint32_t pc) { add("exit", t, pc); }
 };
 
 inline std::string show_symbolic(exec::symbolic_domain::real r) {

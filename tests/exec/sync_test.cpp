@@ -68,7 +68,7 @@ struct recorder {
     e.generation = generation;
     events.push_back(e);
   }
-  void on_exit(std::uint32_t t) {
+  void on_exit(std::uint32_t t, std::uint32_t) {
     event e;
     e.w = what::exit;
     e.thread = t;

@@ -329,20 +329,72 @@ TEST_CASE("count mismatch within a generation") {
   CHECK(all.result().barriers.empty());
 }
 
-TEST_CASE("a generation completed by arrivals only is a warning, and no recycling error follows") {
+TEST_CASE("a generation completed by arrivals only is an error naming its arrives, and no recycling error follows") {
   harness h(2);
   h.write(0, 0, 1);
-  h.arrive(0, 1, 2);
-  h.arrive(1, 1, 2);
+  h.arrive(0, 1, 2, 7);
+  h.arrive(1, 1, 2, 8);
   h.read(1, 0, 2);  // nothing was ordered
-  h.arrive(0, 1, 2);
-  h.arrive(1, 1, 2);
+  h.arrive(0, 1, 2, 7);
+  h.arrive(1, 1, 2, 7);
   auto& r = h.result();
   CHECK(r.race_count == 1);
   CHECK(count(r, barrier_problem::all_arrive) == 2);
   CHECK(count(r, barrier_problem::unsafe_recycling) == 0);
-  CHECK_FALSE(r.barriers[0].is_error());
-  CHECK(r.well_synchronized());
+  REQUIRE(r.barriers.size() == 2);
+  const auto& d = r.barriers[0];
+  CHECK(d.is_error());
+  CHECK(d.where == race::barrier_mark{{barrier_kind::cta, 1}, 1});
+  CHECK(d.thread == 0);
+  CHECK(d.instruction == 7);
+  CHECK(d.count == 2);
+  // each arrive instruction with its threads, in order of first arrival
+  REQUIRE(d.arrived.size() == 2);
+  CHECK(d.arrived[0].instruction == 7);
+  CHECK(d.arrived[0].ranges == std::vector<std::pair<std::uint32_t, std::uint32_t>>{{0, 0}});
+  CHECK(d.arrived[1].instruction == 8);
+  CHECK(d.arrived[1].ranges == std::vector<std::pair<std::uint32_t, std::uint32_t>>{{1, 1}});
+  REQUIRE(r.barriers[1].arrived.size() == 1);
+  CHECK(r.barriers[1].arrived[0].threads == 2);
+  CHECK_FALSE(r.well_synchronized());
+  std::vector<race::source_line> lines(9);
+  lines[7] = {30, "k.cu", 5};
+  lines[8] = {41, "k.cu", 9};
+  auto text = race::format(d, race::source_lookup([&](std::uint32_t i) { return lines[i]; }));
+  CHECK(text == "error: all-arrive generation on barrier 1 generation 1: completed by arrivals only (thread 0 at PTX "
+                "line 30 (k.cu:5), thread 1 at PTX line 41 (k.cu:9)): no thread waited (bar.sync) on it, so it orders "
+                "nothing");
+}
+
+TEST_CASE("strict barriers: a whole-CTA generation that exited threads never reached is a divergence") {
+  race::options strict;
+  strict.strict_barriers = true;
+  for (bool on : {false, true}) {
+    CAPTURE(on);
+    harness h(4, on ? strict : race::options{});
+    h.ctx.on_exit(3, 5);  // thread 3 returns early at instruction 5
+    h.ctx.on_exit(2, exec::no_instruction);
+    for (std::uint32_t t = 0; t < 2; ++t) h.reg({barrier_kind::cta, 0}, t, true, 0, 9);
+    h.ctx.on_barrier_complete({{barrier_kind::cta, 0}, 1, 2, std::vector<exec::barrier_registration>{{0, true, 9}, {1, true, 9}}});
+    auto& r = h.result();
+    if (!on) {
+      CHECK(r.clean());
+      continue;
+    }
+    REQUIRE(count(r, barrier_problem::divergence) == 1);
+    const auto& d = r.barriers[0];
+    CHECK(d.thread == 2);
+    CHECK(d.instruction == 9);
+    REQUIRE(d.missing.size() == 2);
+    CHECK(d.missing[0].instruction == exec::no_instruction);
+    CHECK(d.missing[0].ranges == std::vector<std::pair<std::uint32_t, std::uint32_t>>{{2, 2}});
+    CHECK(d.missing[1].instruction == 5);
+    CHECK_FALSE(r.well_synchronized());
+    CHECK(race::format(d) ==
+          "error: barrier divergence on barrier 0 generation 1: 2 threads waited: threads 0..1 at instruction 9; thread 2 "
+          "exited at the end of the kernel, thread 3 exited at instruction 5 without reaching it (strict mode: every "
+          "thread of the block must reach each __syncthreads that any thread reaches)");
+  }
 }
 
 TEST_CASE("overlapping accesses of different widths meet") {

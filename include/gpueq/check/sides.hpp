@@ -43,7 +43,7 @@ struct check_options {
     c.stop_at_first_difference = true;
     return c;
   }();
-  race::options race;
+  race::options race;  // the race analysis: warp_synchronous, strict_barriers (CUDA's __syncthreads rule), caps
   bool check_races = true;
   // Tolerate benign same-value races (two writes of the same value, CUDA's `if (...) flag = 1;`
   // from many threads): when every racy CTA's races are such WAWs and its barriers are in order,

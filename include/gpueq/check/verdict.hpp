@@ -11,7 +11,8 @@
 //      thread writes later looks uninitialized, and a schedule-dependent value can reach an
 //      address, so the race explains what follows;
 //   2. a run error (the side's run stopped there, so nothing after it is known);
-//   3. a barrier problem (not well-synchronized: deadlock, count mismatch, unsafe recycling);
+//   3. a barrier problem (not well-synchronized: count mismatch, unsafe recycling, a generation
+//      completed by arrivals only, barrier divergence under race::options::strict_barriers);
 //   4. an inter-CTA conflict;
 //   5. the comparison: not-equivalent, unknown or equivalent.
 // The reference side's findings come before the candidate's within each step.

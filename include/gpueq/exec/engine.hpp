@@ -341,10 +341,14 @@ class engine {
     fail(error_kind::deadlock, first, msg, at.begin()->first);
   }
 
-  void exit_thread(std::uint32_t t) {
+  // Thread t exits at instruction pc (its ret or exit; no_instruction when it ran past the end).
+  // PTX: a barrier that waits for all threads of the CTA is released when the exiting threads were
+  // the only ones it still waited for (try_complete counts live threads only); CUDA's stricter
+  // rule, that every thread reaches each __syncthreads, is the race context's strict mode.
+  void exit_thread(std::uint32_t t, std::uint32_t pc) {
     status_[t] = status::exited;
     --live_;
-    o_.on_exit(t);
+    o_.on_exit(t, pc);
     // Exited threads no longer hold anyone back.
     sync_.for_each_open([&](barrier_key key, open_generation&) { try_complete(key); });
     std::uint32_t w = t / warp_size;
@@ -386,7 +390,7 @@ class engine {
     for (;;) {
       if (++stats_.steps >= next_check_) checks(t);
       if (pc >= size) {
-        exit_thread(t);
+        exit_thread(t, no_instruction);
         return;
       }
       if (fast) {
@@ -404,7 +408,7 @@ class engine {
   void step_once(std::uint32_t t) {
     if (++stats_.steps >= next_check_) checks(t);
     if (pc_[t] >= p_.code.size()) {
-      exit_thread(t);
+      exit_thread(t, no_instruction);
       return;
     }
     try {
@@ -752,7 +756,7 @@ class engine {
     using op = ptx::opcode;
     switch (x.op) {  // instructions that decide where the thread goes next
       case op::bra: pc_[t] = x.target; return;
-      case op::ret: case op::exit: exit_thread(t); return;
+      case op::ret: case op::exit: exit_thread(t, pc); return;
       case op::bar: case op::barrier: return barrier(t, x, pc);
       case op::mbarrier_test_wait: case op::mbarrier_try_wait: return mbarrier_wait(t, x, pc);
       case op::bar_warp_sync: case op::shfl: case op::vote: case op::match: case op::redux: case op::elect:

@@ -112,6 +112,10 @@ struct access {
 
 // Barrier kinds, keys, registrations and completed instances: exec/sync.hpp.
 
+// An instruction index that names none: where a thread that ran past the kernel's last
+// instruction exited (on_exit).
+inline constexpr std::uint32_t no_instruction = 0xffffffffu;
+
 // The observer concept, spelled out by the null observer: every hook is optional in spirit but
 // present in the type, so the engine calls them unconditionally.
 struct null_observer {
@@ -126,7 +130,8 @@ struct null_observer {
   // observed that `generation` of `key` completed, possibly long after it did: it acquires what
   // the generation's registrants released. (Waiters of blocking resources register instead.)
   void on_barrier_acquire(const barrier_registration&, barrier_key, std::uint32_t /*generation*/) {}
-  void on_exit(std::uint32_t /*thread*/) {}
+  // A thread exited at `instruction` (its ret or exit; no_instruction when it ran past the end).
+  void on_exit(std::uint32_t /*thread*/, std::uint32_t /*instruction*/) {}
 };
 
 template <class O>
@@ -137,7 +142,7 @@ concept observer = requires(O o, const run_info& ri, const access& a, const barr
   o.on_barrier_register(r, barrier_key{}, std::uint32_t{}, std::uint32_t{});
   o.on_barrier_complete(bi);
   o.on_barrier_acquire(r, barrier_key{}, std::uint32_t{});
-  o.on_exit(std::uint32_t{});
+  o.on_exit(std::uint32_t{}, std::uint32_t{});
 };
 
 static_assert(observer<null_observer>);

@@ -1,7 +1,8 @@
 // The race context: an execution-engine observer (gpueq/exec/observer.hpp) that decides, from one
 // run of a CTA, whether any two accesses to the same shared or global byte, at least one a write,
 // are unordered by happens-before, and whether the run's barrier matching holds for every
-// schedule (WEFT's recycling check). Race-free and well-synchronized, the run stands for all
+// schedule (WEFT's recycling check, count mismatches, generations completed by arrivals only; in
+// strict mode also CUDA's rule that every thread reaches each __syncthreads). Race-free and well-synchronized, the run stands for all
 // schedules (VOLTA's confluence), which is what makes an equivalence verdict mean something.
 //
 // Happens-before lives at barrier-instance granularity (digest §6.3): a thread's accesses between
@@ -33,6 +34,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -52,6 +54,13 @@ struct options {
   // reads. A write or atomic to one makes the report incomplete (context::incomplete()): reads
   // before it went unrecorded, and the caller runs the CTA again with this off.
   bool skip_input_reads = false;
+  // CUDA's rule for __syncthreads instead of PTX's barrier semantics: every thread of the CTA
+  // must reach each generation of a barrier that waits for the whole CTA (bar.sync/barrier.sync/
+  // bar.red without a thread count) that any thread reaches, at the same instruction. A thread
+  // that exits first, or threads that reach it at different barrier instructions (a divergent
+  // branch), are a barrier-divergence error (barrier_problem::divergence). Off (PTX): the barrier
+  // waits only for threads that have not exited, and the instructions may differ.
+  bool strict_barriers = false;
 };
 
 namespace detail {
@@ -167,6 +176,7 @@ struct pending_join {
   boost::unordered_flat_set<std::uint64_t> joined;   // serials of the clocks already in it
   std::uint32_t registrants = 0;
   std::uint32_t expected = 0;  // resources with a named count: the count the first registrant named
+  bool all = false;            // resources with a named count: the first registrant named none (the whole CTA)
 };
 
 struct history_entry {
@@ -235,6 +245,7 @@ class context {
     acq_.assign(threads_, 0);
     seg_.assign(threads_, 0);
     history_.assign(threads_, {});
+    exit_at_.assign(threads_, exec::no_instruction);
     shadow_.clear();
     for (auto [region, w] : touched_) dense_[region][w] = detail::fresh_word;
     touched_.clear();
@@ -298,6 +309,7 @@ class context {
       const std::uint32_t n = expected == 0 ? threads_ : expected;
       if (p.registrants == 0) {
         p.expected = n;
+        p.all = expected == 0;
       } else if (n != p.expected) {
         auto& d = diagnose(barrier_problem::count_mismatch, key, generation, r);
         if (d.count == 1) {
@@ -309,7 +321,7 @@ class context {
     if (m.recycled && generation >= 2) {
       // WEFT's check (Fig. 4) against the thread's state just before it registers. A generation
       // completed by arrivals only was never waited on, so nothing can know of it: WEFT's check is
-      // vacuous there, and the all-arrive warning already names it.
+      // vacuous there, and the all-arrive error already names it.
       const detail::recycled_resource& rr = recycled(key);
       if (rr.all_arrive_generation != generation - 1) {
         const std::uint32_t known = component(clocks_[acq_[r.thread]], rr.component);
@@ -345,8 +357,11 @@ class context {
       keep_completed(inst.key, inst.generation, p.slot);
     } else if (waiters == 0) {
       if (rr) rr->all_arrive_generation = inst.generation;
-      if (!inst.participants.empty() && m.may_arrive)
-        diagnose(barrier_problem::all_arrive, inst.key, inst.generation, inst.participants.front());
+      if (!inst.participants.empty() && m.may_arrive) {
+        auto& d = diagnose(barrier_problem::all_arrive, inst.key, inst.generation, inst.participants.front());
+        d.count = static_cast<std::uint32_t>(inst.participants.size());
+        d.arrived = by_instruction(inst.participants);
+      }
       free_clocks_.push_back(p.slot);
     } else {
       c.serial = next_serial_++;
@@ -357,6 +372,7 @@ class context {
         ++clocks_[p.slot].refs;
       }
     }
+    if (options_.strict_barriers && m.named_count && p.all) check_divergence(inst);
     p.slot = detail::none;
     pending_index_.erase(detail::instance_key{inst.key, inst.generation});
     free_pending_.push_back(pi);
@@ -385,7 +401,10 @@ class context {
     }
   }
 
-  void on_exit(std::uint32_t thread) { check_thread(thread); }
+  void on_exit(std::uint32_t thread, std::uint32_t instruction) {
+    check_thread(thread);
+    exit_at_[thread] = instruction;
+  }
 
   const report& result() const { return result_; }
   // With options::skip_input_reads: the run wrote an input-only tensor, so reads of it before
@@ -666,6 +685,48 @@ class context {
     g.all_benign = g.all_benign && benign;
   }
 
+  // Strict mode (options::strict_barriers): a completed generation of a barrier that waits for the
+  // whole CTA must have every thread of the CTA among its registrants, all at one instruction. The
+  // engine completes it once the threads that have not exited registered (PTX), so a thread
+  // missing here exited without reaching it.
+  void check_divergence(const exec::barrier_instance& inst) {
+    if (inst.participants.empty()) return;
+    const std::uint32_t at_first = inst.participants.front().instruction;
+    if (inst.participants.size() == threads_ &&
+        std::all_of(inst.participants.begin(), inst.participants.end(),
+                    [&](const exec::barrier_registration& r) { return r.instruction == at_first; }))
+      return;  // every thread, one instruction: the common case, decided without allocating
+    std::vector<std::uint8_t> present(threads_, 0);
+    for (const auto& r : inst.participants) present[r.thread] = 1;
+    std::vector<thread_group> missing;  // by exit instruction, in order of the first such thread
+    std::uint32_t first_missing = detail::none;
+    for (std::uint32_t t = 0; t < threads_; ++t) {
+      if (present[t]) continue;
+      if (first_missing == detail::none) first_missing = t;
+      auto it = std::find_if(missing.begin(), missing.end(),
+                             [&](const thread_group& g) { return g.instruction == exit_at_[t]; });
+      if (it == missing.end()) {
+        missing.push_back({});
+        missing.back().instruction = exit_at_[t];
+        it = missing.end() - 1;
+      }
+      it->add(t);
+    }
+    std::vector<thread_group> arrived = by_instruction(inst.participants);
+    if (missing.empty() && arrived.size() <= 1) return;
+    // The first offender: the first missing thread, or the first registrant at another instruction.
+    std::uint32_t offender = first_missing;
+    for (const auto& r : inst.participants)
+      if (r.instruction != arrived.front().instruction && (offender == detail::none || r.thread < offender))
+        offender = r.thread;
+    exec::barrier_registration at = inst.participants.front();
+    at.thread = offender;
+    auto& d = diagnose(barrier_problem::divergence, inst.key, inst.generation, at);
+    d.count = static_cast<std::uint32_t>(inst.participants.size());
+    d.arrived = std::move(arrived);
+    d.missing = std::move(missing);
+  }
+
   barrier_diagnostic& diagnose(barrier_problem problem, exec::barrier_key key, std::uint32_t generation,
                                const exec::barrier_registration& r) {
     auto [it, fresh] =
@@ -681,7 +742,7 @@ class context {
       result_.barriers.push_back(d);
     }
     if (it->second == detail::none) {
-      ++(problem == barrier_problem::all_arrive ? result_.unlisted_barrier_warnings : result_.unlisted_barrier_errors);
+      ++result_.unlisted_barrier_errors;  // (every problem is an error: barrier_diagnostic::is_error)
       scratch_diagnostic_ = {};
       return scratch_diagnostic_;
     }
@@ -705,6 +766,7 @@ class context {
   std::vector<std::uint32_t> seg_;  // per thread: barrier operations executed
   // Per thread: registrations on resources that mark segments (CTA barriers), for reports.
   std::vector<std::vector<detail::history_entry>> history_;
+  std::vector<std::uint32_t> exit_at_;  // per thread: the instruction it exited at (read once it has exited)
 
   boost::unordered_flat_map<detail::instance_key, std::uint32_t, detail::instance_key_hash> pending_index_;  // -> pending_
   std::vector<detail::pending_join> pending_;

@@ -26,6 +26,10 @@ struct driver_options {
   // Tolerate benign same-value races (check_options::allow_benign): a kernel whose races are all
   // such WAWs is race-free with its races as a note (side_report::benign_tolerated).
   bool allow_benign = false;
+  // CUDA's rule for __syncthreads instead of PTX's barrier semantics (race::options::strict_barriers):
+  // a thread that exits before a whole-CTA barrier other threads reach, or threads reaching one
+  // generation at different barrier instructions, is a barrier-divergence error.
+  bool strict_barriers = false;
   unsigned threads = 1;  // for the CTAs of a kernel; results do not depend on it
   exec::engine_options engine;
 };
@@ -62,6 +66,7 @@ inline std::vector<kernel_result> check_races(const check::pair_spec& spec, cons
   check::check_options co;
   co.race.warp_synchronous = options.warp_synchronous;
   co.allow_benign = options.allow_benign;
+  co.race.strict_barriers = options.strict_barriers;
   co.threads = options.threads;
   co.engine = options.engine;
   co.float32_report = false;

@@ -153,7 +153,7 @@ struct atomic_observer {
   void on_barrier_register(const exec::barrier_registration&, exec::barrier_key, std::uint32_t, std::uint32_t) {}
   void on_barrier_complete(const exec::barrier_instance&) {}
   void on_barrier_acquire(const exec::barrier_registration&, exec::barrier_key, std::uint32_t) {}
-  void on_exit(std::uint32_t) {}
+  void on_exit(std::uint32_t, std::uint32_t) {}
 };
 
 // The race context, with every global access also recorded in the CTA's footprint.
@@ -172,7 +172,7 @@ struct recording_observer {
   void on_barrier_acquire(const exec::barrier_registration& r, exec::barrier_key k, std::uint32_t g) {
     ctx->on_barrier_acquire(r, k, g);
   }
-  void on_exit(std::uint32_t t) { ctx->on_exit(t); }
+  void on_exit(std::uint32_t t, std::uint32_t instruction) { ctx->on_exit(t, instruction); }
 };
 
 }  // namespace gpueq::race

@@ -11,11 +11,13 @@
 
 #include <gpueq/exec/observer.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace gpueq::race {
@@ -78,25 +80,84 @@ enum class barrier_problem : std::uint8_t {
   unsafe_recycling,
   // Registrants of one generation named different thread counts (WEFT rule 9). An error.
   count_mismatch,
-  // A generation completed with arrivals only: nobody waited, so it orders nothing. A warning.
+  // A generation completed with arrivals only (bar.arrive / barrier.arrive): nobody waited, so it
+  // orders nothing, and the handshake it stands for is missing its consumer (a named barrier
+  // needs at least one bar.sync per generation). An error, as WEFT classifies it (ALL_ARRIVALS).
   all_arrive,
+  // Strict mode (options::strict_barriers, CUDA's rule for __syncthreads): a generation of a
+  // barrier that waits for the whole CTA (no thread count) that some threads of the CTA never
+  // reached (they exited first), or that its threads reached at different barrier instructions
+  // (a divergent branch). PTX releases such a barrier when the exited threads are the only ones
+  // missing, so without strict mode it is no error. An error.
+  divergence,
 };
 
 inline std::string_view name(barrier_problem p) {
-  constexpr std::string_view names[] = {"unsafe recycling", "count mismatch", "all-arrive generation"};
+  constexpr std::string_view names[] = {"unsafe recycling", "count mismatch", "all-arrive generation",
+                                        "barrier divergence"};
   return names[static_cast<std::size_t>(p)];
+}
+
+// Threads that did one thing at one instruction (registered on a barrier there, or exited
+// there), as ascending ranges of linear thread ids.
+struct thread_group {
+  // The instruction; exec::no_instruction for threads that ran past the kernel's last one.
+  std::uint32_t instruction = 0;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;  // [first, last]
+  std::uint32_t threads = 0;
+  // Adds thread t, which is larger than every thread added before.
+  void add(std::uint32_t t) {
+    if (!ranges.empty() && ranges.back().second + 1 == t) ranges.back().second = t;
+    else ranges.push_back({t, t});
+    ++threads;
+  }
+  friend bool operator==(const thread_group&, const thread_group&) = default;
+};
+
+// Registrations grouped by instruction, in order of each instruction's first registration.
+inline std::vector<thread_group> by_instruction(std::span<const exec::barrier_registration> regs) {
+  std::vector<std::uint32_t> order;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> sorted;  // (instruction, thread)
+  sorted.reserve(regs.size());
+  for (const auto& r : regs) {
+    if (std::find(order.begin(), order.end(), r.instruction) == order.end()) order.push_back(r.instruction);
+    sorted.push_back({r.instruction, r.thread});
+  }
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  std::vector<thread_group> groups;
+  for (std::uint32_t i : order) {
+    thread_group g;
+    g.instruction = i;
+    for (auto it = std::lower_bound(sorted.begin(), sorted.end(), std::pair{i, 0u}); it != sorted.end() && it->first == i; ++it)
+      g.add(it->second);
+    groups.push_back(std::move(g));
+  }
+  return groups;
 }
 
 struct barrier_diagnostic {
   barrier_problem problem = barrier_problem::unsafe_recycling;
   barrier_mark where;               // the barrier and the generation concerned
-  std::uint32_t thread = 0;         // the first offending registrant (all-arrive: the first arriver)
-  std::uint32_t instruction = 0;    // its barrier instruction
-  std::uint32_t count = 1;          // offending registrations of this generation
+  // The first offending registrant (all-arrive: the first arriver; divergence: the first thread
+  // that did not register at the barrier instruction below, having exited or registered elsewhere).
+  std::uint32_t thread = 0;
+  // Its barrier instruction (divergence: the instruction the generation's first registrant
+  // waited at).
+  std::uint32_t instruction = 0;
+  std::uint32_t count = 1;          // offending registrations of this generation (all-arrive, divergence: all of them)
   std::uint32_t expected = 0;       // count mismatch: the count the first registrant named
   std::uint32_t found = 0;          // count mismatch: the differing count
   std::uint32_t known_generation = 0;  // unsafe recycling: the last generation the thread knew done
-  bool is_error() const { return problem != barrier_problem::all_arrive; }
+  // All-arrive: the arrivals, by arrive instruction. Divergence: the registrations, by barrier
+  // instruction. In order of the instructions' first registration.
+  std::vector<thread_group> arrived;
+  // Divergence: the threads of the CTA that never registered on the generation, by the
+  // instruction at which they exited.
+  std::vector<thread_group> missing;
+  // Every problem is an error today; the severity stays in reports (JSON, SARIF) for warnings to
+  // come.
+  bool is_error() const { return true; }
 };
 
 struct report {
@@ -106,7 +167,7 @@ struct report {
   std::uint64_t unlisted_groups = 0;  // first sightings of groups that did not fit
   std::vector<barrier_diagnostic> barriers;  // one per (problem, barrier, generation)
   std::uint64_t unlisted_barrier_errors = 0;    // diagnostics past the cap, by severity
-  std::uint64_t unlisted_barrier_warnings = 0;
+  std::uint64_t unlisted_barrier_warnings = 0;  // (none today: every problem is an error)
 
   bool race_free() const { return race_count == 0; }
   // Without errors a single run stands for every schedule's synchronization (deadlock aside).
@@ -138,6 +199,7 @@ using source_lookup = std::function<source_line(std::uint32_t instruction)>;
 namespace detail {
 
 inline std::string where(std::uint32_t instruction, const source_lookup& lookup) {
+  if (instruction == exec::no_instruction) return "the end of the kernel";
   std::string s = "instruction " + std::to_string(instruction);
   if (!lookup) return s;
   source_line l = lookup(instruction);
@@ -169,6 +231,27 @@ inline std::string side(const race_access& a, const source_lookup& lookup) {
   return s;
 }
 
+// "threads 0..31, 64..95" / "thread 7": at most `shown` ranges, then how many more threads.
+inline std::string threads_text(const thread_group& g, std::size_t shown = 4) {
+  std::string s = g.threads == 1 ? "thread " : "threads ";
+  std::uint32_t listed = 0;
+  for (std::size_t i = 0; i < g.ranges.size() && i < shown; ++i) {
+    auto [a, b] = g.ranges[i];
+    s += (i ? ", " : "") + std::to_string(a) + (a == b ? std::string() : ".." + std::to_string(b));
+    listed += b - a + 1;
+  }
+  if (listed < g.threads) s += " and " + std::to_string(g.threads - listed) + " more";
+  return s;
+}
+
+// "threads 0..63 at PTX line 40, thread 64 at PTX line 52": each group with its instruction.
+inline std::string groups_text(const std::vector<thread_group>& groups, const source_lookup& lookup) {
+  std::string s;
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    s += (i ? ", " : "") + threads_text(groups[i]) + " at " + where(groups[i].instruction, lookup);
+  return s;
+}
+
 }  // namespace detail
 
 // One race as one line (no trailing newline).
@@ -193,9 +276,28 @@ inline std::string format(const barrier_diagnostic& d, const source_lookup& look
            std::to_string(d.found) + " threads, the generation was configured for " + std::to_string(d.expected);
       break;
     case barrier_problem::all_arrive:
-      s += "completed by arrivals only (first: thread " + std::to_string(d.thread) + " at " +
-           detail::where(d.instruction, lookup) + "), so it orders nothing";
-      break;
+      s += "completed by arrivals only (" +
+           (d.arrived.empty() ? "thread " + std::to_string(d.thread) + " at " + detail::where(d.instruction, lookup)
+                              : detail::groups_text(d.arrived, lookup)) +
+           "): no thread waited (bar.sync) on it, so it orders nothing";
+      return s;
+    case barrier_problem::divergence: {
+      std::uint32_t arrived = 0;
+      for (auto& g : d.arrived) arrived += g.threads;
+      s += std::to_string(arrived) + " thread" + (arrived == 1 ? "" : "s");
+      if (d.arrived.size() > 1) s += " reached it at different barrier instructions (a divergent branch): ";
+      else s += " waited: ";
+      s += detail::groups_text(d.arrived, lookup);
+      if (!d.missing.empty()) {
+        s += "; ";
+        for (std::size_t i = 0; i < d.missing.size(); ++i)
+          s += (i ? ", " : "") + detail::threads_text(d.missing[i]) + " exited at " +
+               detail::where(d.missing[i].instruction, lookup);
+        s += " without reaching it";
+      }
+      s += " (strict mode: every thread of the block must reach each __syncthreads that any thread reaches)";
+      return s;
+    }
   }
   if (d.count > 1) s += "; " + std::to_string(d.count) + " registrations";
   return s;
