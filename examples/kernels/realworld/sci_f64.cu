@@ -5,7 +5,7 @@
 //   sci_ref:   log(v) + exp(v + 2.5·log(v))
 //   sci_split: log(v) + exp(v) · exp(2.5·log(v))     (the same function: e^(a+b) = e^a·e^b)
 //   sci_wrong: log(v) + exp(v) · exp(3.5·log(v))     (v^3.5 instead of v^2.5)
-//   sci_pow:   log(v) + exp(v) · pow(v, 2.5)         (pow calls __internal_accurate_pow, a .func)
+//   sci_pow:   log(v) + exp(v) · pow(v, 2.5)         (pow calls __internal_accurate_pow, a .func: not lifted)
 // v = 2 + x keeps log's argument positive on the float32 run's random inputs (x in [-1, 1]; that
 // run computes log and exp in double). One thread per element.
 extern "C" __global__ void sci_ref(const double* __restrict__ x, double* __restrict__ y, int n)

@@ -1,5 +1,6 @@
 // Softmax of one row with the online normalizer in base 2, the way Triton's and FlashAttention's
-// kernels write it: the scores are scaled by log2 e once, the running maximum m starts at
+// kernels write it: the scores are scaled by scale_log2e (log2 e times a softmax scale, a kernel
+// argument like Triton's qk_scale) once, the running maximum m starts at
 // -INFINITY and the running sum l at 0, and each step rescales l by exp2f(m - m_new). On a
 // thread's first element m - m_new is -inf - x (x finite), so the factor is exp2f(-inf) = 0:
 // gpueq must compute it as 0 on the extended reals (issue 21 item 9), not stop at "infinity
@@ -7,9 +8,8 @@
 // the same rescaling. Launch: one CTA per row, blockDim.x a power of two <= 128, and n at least
 // blockDim.x (a thread without an element would merge -inf - (-inf), which has no value).
 #define MAX_THREADS 128
-#define LOG2E 1.4426950408889634f
 
-extern "C" __global__ void softmax_online_exp2(const float* __restrict__ x, float* __restrict__ y, int n)
+extern "C" __global__ void softmax_online_exp2(const float* __restrict__ x, float* __restrict__ y, int n, float scale_log2e)
 {
     __shared__ float sm[MAX_THREADS];
     __shared__ float sl[MAX_THREADS];
@@ -17,7 +17,7 @@ extern "C" __global__ void softmax_online_exp2(const float* __restrict__ x, floa
 
     float m = -INFINITY, l = 0.0f;
     for (int i = t; i < n; i += blockDim.x) {
-        const float s = x[i] * LOG2E;
+        const float s = x[i] * scale_log2e;
         const float m_new = fmaxf(m, s);
         l = l * exp2f(m - m_new) + exp2f(s - m_new);
         m = m_new;
@@ -38,5 +38,5 @@ extern "C" __global__ void softmax_online_exp2(const float* __restrict__ x, floa
     const float row_max = sm[0], denom = sl[0];
 
     for (int i = t; i < n; i += blockDim.x)
-        y[i] = exp2f(x[i] * LOG2E - row_max) / denom;
+        y[i] = exp2f(x[i] * scale_log2e - row_max) / denom;
 }

@@ -651,9 +651,10 @@ class region_lifter {
     std::optional<std::uint32_t> xr;
     for (auto& [reg, node] : at_b0)
       if (node == x && (!xr || reg < *xr)) xr = reg;
-    if (!xr) {
+    if (!xr) {  // x is a register live into the region, not written before b0
       const auto& xn = g.at(x);
-      if (xn.k == value_graph::vk::opaque && xn.op == "in") xr = static_cast<std::uint32_t>(xn.value);
+      if (xn.k == value_graph::vk::opaque && xn.op == "in" && !at_b0.contains(static_cast<std::uint32_t>(xn.value)))
+        xr = static_cast<std::uint32_t>(xn.value);
     }
     if (!xr) return std::nullopt;
     index_reads();
