@@ -107,6 +107,18 @@ TEST_CASE("open sums: constants, cancellation and infinities keep their meaning"
   CHECK(f.d.finish(m) == f.s.infinity(true));
   CHECK_THROWS(f.op(exec::aop::add, m, pinf));
   CHECK_THROWS(f.fma(pinf, x, s));  // ∞ times a symbolic value has no known sign
+  // Online softmax in base 2 (Triton, FlashAttention): alpha = exp2(m_i − m_ij) with m_i = −∞ and
+  // m_ij a finite symbolic running max is 0, and exp2(+∞) = +∞; exp2(−∞ · y) for a y of
+  // unknown sign stays an error.
+  sym::real running = f.op(exec::aop::max, minf, x);
+  CHECK(f.d.finish(running) == f.d.finish(x));
+  sym::real diff[1] = {f.op(exec::aop::sub, minf, running)};
+  CHECK(f.d.finish(f.d.arith(exec::aop::exp2, diff, exec::rkind::f32, {})) == f.s.zero());
+  sym::real up[1] = {f.op(exec::aop::sub, x, minf)};
+  CHECK(f.d.finish(f.d.arith(exec::aop::exp2, up, exec::rkind::f32, {})) == f.s.infinity());
+  sym::real twice[1] = {f.op(exec::aop::add, diff[0], diff[0])};
+  CHECK(f.d.finish(f.d.arith(exec::aop::exp, twice, exec::rkind::f32, {})) == f.s.zero());
+  CHECK_THROWS(f.op(exec::aop::mul, diff[0], y));
   // Max and exp read an open sum as its term.
   sym::real e = sym::of(f.s.exp(f.d.finish(s)));
   sym::real e2[1] = {s};

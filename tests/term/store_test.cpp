@@ -103,6 +103,73 @@ TEST_CASE("exp and log cancel; infinities") {
   CHECK(s.exp(s.sub(x, s.infinity())) == s.zero());
 }
 
+TEST_CASE("extended reals: each rule, with the value worked out by hand") {
+  store s;
+  const term_id x = s.input("x"), y = s.input("y");
+  const term_id pinf = s.infinity(), minf = s.infinity(true);
+  const term_id ln2 = s.log(s.constant(2));
+  // Sums: −∞ + finite = −∞, finite − (−∞) = +∞, also for a symbolic finite term.
+  CHECK(s.add(minf, s.add(x, y)) == minf);
+  CHECK(s.sub(x, minf) == pinf);
+  CHECK(s.sub(minf, s.max(x, y)) == minf);  // m_i − m_ij with m_i = −∞
+  // exp and exp2 (exp2(t) is exp(t · log 2) in the symbolic domain): exp(−∞) = 0, exp(+∞) = +∞.
+  CHECK(s.exp(minf) == s.zero());
+  CHECK(s.exp(s.mul(minf, ln2)) == s.zero());       // exp2(−∞) = 0
+  CHECK(s.exp(s.mul(pinf, ln2)) == pinf);           // exp2(+∞) = +∞
+  CHECK(s.exp(s.mul(s.sub(minf, x), ln2)) == s.zero());  // exp2(−∞ − x) = 0
+  // log2(+∞) = log(∞) / log 2 = +∞: ∞ times 1/log 2 > 0.
+  CHECK(s.div(s.log(pinf), ln2) == pinf);
+  // max and min with −∞ / +∞.
+  CHECK(s.max(minf, x) == x);
+  CHECK(s.min(minf, x) == minf);
+  CHECK(s.max(pinf, x) == pinf);
+  CHECK(s.min(pinf, x) == x);
+  // ∞ times a constant: the constant's sign.
+  CHECK(s.mul(s.constant(-3), pinf) == minf);
+  CHECK(s.mul(s.constant(rational(1, 8)), minf) == minf);
+  // ∞ times a symbolic value whose sign holds for every input.
+  CHECK(s.mul(pinf, s.exp(x)) == pinf);                              // e^x > 0
+  CHECK(s.mul(minf, s.exp(x)) == minf);
+  CHECK(s.mul(pinf, s.neg(s.exp(x))) == minf);                       // −e^x < 0
+  CHECK(s.mul(pinf, ln2) == pinf);                                   // log 2 > 0
+  CHECK(s.mul(pinf, s.log(s.constant(rational(1, 2)))) == minf);     // log ½ < 0
+  CHECK(s.mul(minf, s.add(s.one(), s.exp(x))) == minf);              // 1 + e^x > 0
+  CHECK(s.mul(pinf, s.sub(s.constant(-1), s.exp(x))) == minf);      // −1 − e^x < 0
+  CHECK(s.mul(pinf, s.pow(s.exp(x), -1)) == pinf);                   // 1/e^x = e^−x > 0
+  CHECK(s.mul(pinf, s.sqrt(s.exp(x))) == pinf);                      // √(e^x) > 0
+  CHECK(s.mul(pinf, s.max(x, s.one())) == pinf);                     // max(x, 1) ≥ 1
+  CHECK(s.mul(pinf, s.min(x, s.constant(-1))) == minf);              // min(x, −1) ≤ −1
+  CHECK(s.mul(pinf, s.apply(term::function::tanh, s.exp(x))) == pinf);
+  CHECK(s.mul(pinf, s.pow(s.sub(s.constant(-2), s.exp(x)), 2)) == pinf);  // a square of a value < 0
+  CHECK(s.mul(minf, s.mul(s.exp(x), s.constant(-2))) == pinf);       // −∞ · (−2e^x)
+  // Not determined: ∞ − ∞, 0·∞, and ∞ times a value that may be zero or change sign.
+  CHECK_THROWS_AS(s.add(pinf, minf), term::term_error);
+  CHECK_THROWS_AS(s.mul(s.zero(), minf), term::term_error);
+  CHECK_THROWS_AS(s.mul(pinf, s.inv(pinf)), term::term_error);       // ∞/∞ = ∞ · 0
+  CHECK_THROWS_AS(s.mul(pinf, x), term::term_error);
+  CHECK_THROWS_AS(s.mul(minf, s.sub(x, y)), term::term_error);
+  CHECK_THROWS_AS(s.mul(pinf, s.pow(x, 2)), term::term_error);       // x² is 0 at x = 0
+  CHECK_THROWS_AS(s.mul(pinf, s.sqrt(x)), term::term_error);         // √x is 0 at x = 0
+  CHECK_THROWS_AS(s.mul(pinf, s.apply(term::function::abs, x)), term::term_error);
+  CHECK_THROWS_AS(s.mul(pinf, s.max(x, s.zero())), term::term_error);  // max(x, 0) may be 0
+  CHECK_THROWS_AS(s.mul(pinf, s.sub(s.exp(x), s.one())), term::term_error);  // e^x − 1 changes sign
+  CHECK_THROWS_AS(s.mul(pinf, s.apply(term::function::sin, s.exp(x))), term::term_error);
+  CHECK_THROWS_AS(s.exp(s.mul(s.sub(minf, x), y)), term::term_error);  // exp((−∞)·y): y of either sign
+  try {
+    s.mul(pinf, x);
+  } catch (const term::term_error& e) {
+    CHECK(std::string(e.what()).find("unknown sign") != std::string::npos);
+  }
+  // The signs themselves.
+  CHECK(s.strict_sign(s.exp(x)) == 1);
+  CHECK(s.strict_sign(x) == 0);
+  CHECK(s.strict_sign(s.constant(-5)) == -1);
+  CHECK(s.strict_sign(s.zero()) == 0);
+  CHECK(s.strict_sign(s.add(s.exp(x), s.exp(y))) == 1);
+  CHECK(s.strict_sign(s.sub(s.exp(x), s.exp(y))) == 0);
+  CHECK(s.strict_sign(s.mul(s.exp(x), s.constant(-1))) == -1);
+}
+
 TEST_CASE("max and min: identity elements, idempotence, flattening, constants") {
   store s;
   term_id x = s.input("x"), y = s.input("y"), z = s.input("z");

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <gpueq/ptx/ir.hpp>
+#include <gpueq/ptx/lift_regions.hpp>
 
 #include <boost/unordered/unordered_flat_map.hpp>
 #include <boost/unordered/unordered_flat_set.hpp>
@@ -605,13 +606,41 @@ inline lift_report lift(module& m) {
   for (std::uint32_t fi = 0; fi < m.functions.size(); ++fi) {
     function& f = m.functions[fi];
     if (f.instructions.empty()) continue;
+    // The multi-block sequences (double-precision log and exp, lift_regions.hpp) first, on the
+    // function as parsed.
+    std::vector<std::size_t> found;  // indices into report.idioms of this function
+    {
+      std::vector<bool> gone(f.instructions.size(), false);
+      auto regions = detail::region_lifter(m, f, gone).run();
+      if (!regions.empty()) {
+        std::vector<std::uint32_t> new_index(f.instructions.size());
+        for (std::uint32_t i = 0, n = 0; i < f.instructions.size(); ++i) {
+          new_index[i] = n;
+          n += !gone[i];
+        }
+        for (auto& r : regions) {
+          lifted_idiom li;
+          li.name = std::string(r.t->name);
+          li.fn = r.t->fn;
+          li.function = fi;
+          li.instruction = new_index[r.at];
+          li.line = f.instructions[r.at].line;
+          li.loc = f.instructions[r.at].loc;
+          li.lines = r.lines;
+          std::sort(li.lines.begin(), li.lines.end());
+          li.lines.erase(std::unique(li.lines.begin(), li.lines.end()), li.lines.end());
+          found.push_back(report.idioms.size());
+          report.idioms.push_back(std::move(li));
+        }
+        detail::compact(f, gone);
+      }
+    }
     std::vector<bool> dead(f.instructions.size(), false);
     // Instructions that start a basic block: label targets.
     std::vector<bool> leader(f.instructions.size() + 1, false);
     for (auto& [label, at] : f.labels) leader[at] = true;
     detail::dataflow df;
     df.build(f, dead);
-    std::vector<std::size_t> found;  // indices into report.idioms of this function
     for (const detail::pattern& p : patterns) {
       opcode root_op = p.nodes.back().op;
       for (std::uint32_t i = 0; i < f.instructions.size(); ++i) {

@@ -406,6 +406,23 @@ class store {
   term_id apply(function f, std::span<const term_id> xs);
   term_id apply(function f, term_id x) { return apply(f, std::span<const term_id>(&x, 1)); }
 
+  // ---- signs -------------------------------------------------------------------------------
+  // The sign t has at every input where it is defined, when the term's structure shows it:
+  // +1 (t > 0 everywhere), −1 (t < 0 everywhere), 0 when not known (t may be 0, may change
+  // sign, or the rules below cannot tell). It is what decides ∞ · t (product): ∞ times a value
+  // that is positive for some inputs and negative (or zero) for others has no single value, so
+  // only a strict sign that holds for every input counts. The rules: a non-zero constant has its
+  // sign; exp(·) > 0; log(c) of a constant c ≠ 1 has the sign of c − 1; sqrt(t) > 0 and |t| > 0
+  // for t of known sign; tanh and erf keep their argument's sign; a product multiplies its
+  // coefficient's sign by each factor's (an even power needs a factor known non-zero); a sum or
+  // dot whose constant and every entry are ≥ 0 with one entry > 0 is positive (and likewise
+  // negative); max is positive when one argument is, negative when all are, and min the other way
+  // round. Inputs, sin, cos and anything deeper than the visit budget are unknown, never guessed.
+  int strict_sign(term_id t) const {
+    int budget = 4096;  // nodes visited at most: a sign that needs more is reported unknown
+    return strict_sign(t, budget);
+  }
+
   // ---- long sums built at once -----------------------------------------------------------
   // Σ aᵢ·bᵢ (aᵢ alone where bᵢ is no_term) as one flat sum, the way an accumulation is closed
   // (exec/symbolic.hpp) and a specification's reduction is lowered (dsl/domains.hpp), so that the
@@ -729,6 +746,7 @@ class store {
 
 
   term_id extremum(kind k, std::span<const term_id> xs);
+  int strict_sign(term_id t, int& budget) const;
   term_id product(std::vector<product_item>& items);
   void collect_factor(term_id x, std::int64_t e, small_rational& c, int& infinity_sign, int& infinities,
                       std::vector<product_item>& items, std::vector<term_id>& exponents);
@@ -970,9 +988,19 @@ inline term_id store::product(std::vector<product_item>& items) {
   }
   factors.resize(out);
   if (infinities) {
+    // Arithmetic on the extended reals, only where the result is determined for every input:
+    // c·∞ for a constant c ≠ 0, and ∞ times a product whose sign strict_sign knows (∞·e^x = ∞,
+    // −∞·log 2 = −∞, which is what exp2(−∞) needs). 0·∞ and ∞ times a value that may be zero
+    // or of either sign (∞·x, ∞·(x − y)) have no value: an error naming the reason.
     if (c == 0) throw term_error("0 · ∞ has no real value");
-    if (!factors.empty()) throw term_error("∞ times a symbolic value has no known sign");
-    return (c > 0) == (infinity_sign > 0) ? pos_inf_ : neg_inf_;
+    int sign = (c > 0) == (infinity_sign > 0) ? 1 : -1;
+    for (const auto& f : factors) {
+      int fs = strict_sign(f.base);
+      if (fs == 0)
+        throw term_error("∞ times a symbolic value of unknown sign has no determined value (it may be zero or change sign)");
+      if (fs < 0 && f.exponent % 2 != 0) sign = -sign;
+    }
+    return sign > 0 ? pos_inf_ : neg_inf_;
   }
   if (c == 0) return zero_;
   if (factors.empty()) return constant(c.to_rational());
@@ -1072,6 +1100,77 @@ inline term_id store::extremum(kind k, std::span<const term_id> xs) {
   if (args.empty()) return is_max ? neg_inf_ : pos_inf_;
   if (args.size() == 1) return args[0];
   return make(k, 0, args);
+}
+
+inline int store::strict_sign(term_id t, int& budget) const {
+  if (--budget < 0) return 0;
+  const node& n = nodes_[t];
+  auto sign_of = [](const rational& v) { return v > 0 ? 1 : v < 0 ? -1 : 0; };
+  // A sum of signed parts: positive when none is negative and one is positive (and so on).
+  auto sum_sign = [](int constant, bool any_positive, bool any_negative) {
+    if (any_positive && any_negative) return 0;
+    if (any_positive && constant >= 0) return 1;
+    if (any_negative && constant <= 0) return -1;
+    return 0;
+  };
+  switch (n.k) {
+    case kind::constant: return sign_of(constants_[n.payload]);
+    case kind::pos_inf: return 1;
+    case kind::neg_inf: return -1;
+    case kind::input: return 0;
+    case kind::exp: return 1;
+    case kind::log: {  // log(c) of a constant c > 0, c ≠ 1 (the store folds the others)
+      term_id a = arg(t);
+      return is_constant(a) ? sign_of(constants_[nodes_[a].payload] - 1) : 0;
+    }
+    case kind::sqrt: return strict_sign(arg(t), budget) > 0 ? 1 : 0;
+    case kind::apply:
+      switch (function_of(t)) {
+        case function::tanh: case function::erf: return strict_sign(arg(t), budget);
+        case function::abs: return strict_sign(arg(t), budget) != 0 ? 1 : 0;
+        default: return 0;
+      }
+    case kind::mul: {
+      int sign = sign_of(constants_[n.payload]);
+      for (auto f : product_entries(t)) {
+        int fs = strict_sign(f.base, budget);
+        if (fs == 0) return 0;
+        if (fs < 0 && f.exponent % 2 != 0) sign = -sign;
+      }
+      return sign;
+    }
+    case kind::add: {
+      bool positive = false, negative = false;
+      for (auto e : sum_entries(t)) {
+        int es = strict_sign(e.term, budget) * sign_of(constants_[e.coefficient]);
+        if (es == 0) return 0;
+        (es > 0 ? positive : negative) = true;
+      }
+      return sum_sign(sign_of(constants_[n.payload]), positive, negative);
+    }
+    case kind::dot: {
+      bool positive = false, negative = false;
+      for (auto e : dot_entries(t)) {
+        int es = strict_sign(e.x, budget) * strict_sign(e.y, budget) * sign_of(constants_[e.coefficient]);
+        if (es == 0) return 0;
+        (es > 0 ? positive : negative) = true;
+      }
+      return sum_sign(0, positive, negative);
+    }
+    case kind::max:
+    case kind::min: {
+      // max: > 0 when one argument is, < 0 when every one is; min: the other way round.
+      const int absorbing = n.k == kind::max ? 1 : -1;
+      bool all = true;
+      for (term_id a : args(t)) {
+        int as = strict_sign(a, budget);
+        if (as == absorbing) return absorbing;
+        all = all && as == -absorbing;
+      }
+      return all ? -absorbing : 0;
+    }
+  }
+  return 0;
 }
 
 inline term_id store::apply(function f, std::span<const term_id> xs) {
