@@ -88,6 +88,15 @@ TEST_CASE("element_values: pages allocated on write, next() skips the others, de
   check::element_values<std::uint32_t> only_last(5000);
   only_last[4999] = 9;
   CHECK(copy == only_last);
+  check::element_values<std::uint32_t> grown;  // appended to, as a vector
+  grown.push_back(3u);
+  grown.push_back(std::nullopt);
+  grown.push_back(5u);
+  const auto& cgrown = grown;
+  CHECK(grown.size() == 3);
+  CHECK(grown.written() == 2);
+  CHECK_FALSE(cgrown[1].has_value());
+  CHECK(cgrown[2] == 5u);
 }
 
 TEST_CASE("compare counts the elements on pages neither side wrote as unwritten, in every tensor") {

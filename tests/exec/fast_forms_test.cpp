@@ -293,7 +293,7 @@ TEST_CASE("fast forms: integer comparisons, conversions, moves and selections ag
 // ---- f32 arithmetic ----------------------------------------------------------------------------
 // Thread t reads x[3t..3t+2] (decoded floats), fspecials[...] (bits) and picks, per operand, one
 // of the two by bits of t; runs `op` into %f10 and stores it to y[t].
-std::string float_kernel(std::string_view op) {
+std::string fast_float_kernel(std::string_view op) {
   return std::string(R"(
 .global .align 4 .b32 fspecials[16] = {0, 2147483648, 1065353216, 3212836864, 2139095040, 4286578688, 2143289344, 1,
                                        2155872255, 2139095039, 8388608, 4290773283, 1266679809, 864026624, 3226013659,
@@ -344,7 +344,7 @@ TEST_CASE("fast forms: f32 arithmetic agrees bit for bit with the generic path (
   auto l = one_cta(1024, {in_f32("x", 3 * 1024), out_f32("y", 1024)});
   auto check_op = [&](const std::string& op, exec::fast_op expected) {
     INFO(op);
-    std::string text = float_kernel(op);
+    std::string text = fast_float_kernel(op);
     auto k = load(text);
     CHECK(fast_op_at(*k, text, op.substr(0, op.find(';'))) == expected);
     observed r = same_both_ways<float32_box>(*k, l);

@@ -14,7 +14,7 @@ using sym = exec::symbolic_domain;
 
 namespace {
 
-struct fixture {
+struct open_sum_fixture {
   term::store s;
   sym d{s};
   sym::real in(const char* name, std::uint32_t i) { return sym::of(s.input(name, {i})); }
@@ -43,7 +43,7 @@ struct fixture {
 }  // namespace
 
 TEST_CASE("open sums: an accumulation stays open and finishes to the sum of its products") {
-  fixture f;
+  open_sum_fixture f;
   for (std::uint32_t n : {1u, 2u, 16u, 17u, 300u}) {
     CAPTURE(n);
     sym::real acc = f.dot(0, n, sym::of(f.s.zero()));
@@ -56,7 +56,7 @@ TEST_CASE("open sums: an accumulation stays open and finishes to the sum of its 
 }
 
 TEST_CASE("open sums: values stay values when one partial sum is continued twice") {
-  fixture f;
+  open_sum_fixture f;
   sym::real p = f.dot(0, 10, sym::of(f.s.zero()));
   sym::real q1 = f.fma(f.in("x", 0), f.in("y", 0), p);  // appends in place
   sym::real q2 = f.fma(f.in("x", 1), f.in("y", 1), p);  // p is no longer the buffer's end: continues from p's term
@@ -73,7 +73,7 @@ TEST_CASE("open sums: values stay values when one partial sum is continued twice
 }
 
 TEST_CASE("open sums: partial sums added together become one sum, in any order") {
-  fixture f;
+  open_sum_fixture f;
   // Four interleaved partial sums (a split-K loop), then a pairwise tree over them.
   std::vector<sym::real> part(4, sym::of(f.s.zero()));
   for (std::uint32_t i = 0; i < 64; ++i) part[i % 4] = f.fma(f.in("a", i), f.in("b", i), part[i % 4]);
@@ -90,7 +90,7 @@ TEST_CASE("open sums: partial sums added together become one sum, in any order")
 }
 
 TEST_CASE("open sums: constants, cancellation and infinities keep their meaning") {
-  fixture f;
+  open_sum_fixture f;
   sym::real x = f.in("x", 0), y = f.in("x", 1);
   sym::real s = f.op(exec::aop::add, x, y);  // open
   REQUIRE(s.open());
@@ -126,7 +126,7 @@ TEST_CASE("open sums: constants, cancellation and infinities keep their meaning"
 }
 
 TEST_CASE("open sums: equal values have equal identities, open or closed") {
-  fixture f;
+  open_sum_fixture f;
   sym::real acc = f.dot(0, 40, sym::of(f.s.zero()));
   term::term_id t = f.d.finish(acc);
   CHECK(f.d.identity(acc) == f.d.identity(sym::of(t)));
@@ -138,7 +138,7 @@ TEST_CASE("open sums: reading a growing sum after every step costs the steps, no
   // A shared-memory accumulator whose every store the race context identifies: read (closed)
   // after each of n appends. Each close continues from the previous one, so the store grows by a
   // bounded number of terms per step; the value is the whole sum.
-  fixture f;
+  open_sum_fixture f;
   const std::uint32_t n = 3000;
   sym::real acc = sym::of(f.s.zero());
   std::size_t before = f.s.size();
@@ -152,7 +152,7 @@ TEST_CASE("open sums: reading a growing sum after every step costs the steps, no
 }
 
 TEST_CASE("open sums: values finished before end_run stay terms after it; buffers are reused") {
-  fixture f;
+  open_sum_fixture f;
   term::term_id first = f.d.finish(f.dot(0, 50, sym::of(f.s.zero())));
   f.d.end_run();
   sym::real again = f.dot(0, 50, sym::of(f.s.zero()));

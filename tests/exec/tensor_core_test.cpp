@@ -38,12 +38,12 @@ std::vector<rat> reference(const values& v) {
   return c;
 }
 
-std::string corpus(const std::string& rel) { return std::string(GPUEQ_SOURCE_DIR) + "/examples/kernels/" + rel; }
+std::string tensor_core_corpus(const std::string& rel) { return std::string(GPUEQ_SOURCE_DIR) + "/examples/kernels/" + rel; }
 
 // Runs a corpus GEMM in domain D; the number of output elements that differ from the reference.
 template <class D>
 std::size_t mismatches(const std::string& file, std::string_view entry, std::uint64_t seed) {
-  auto k = load_file(corpus(file), entry);
+  auto k = load_file(tensor_core_corpus(file), entry);
   exec::launch l = gemm_launch(128);
   values v = small_integers(seed);
   fixture<D> f(v);

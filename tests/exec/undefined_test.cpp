@@ -16,7 +16,7 @@ namespace {
 
 #define DOMAINS exec::float32_domain, exec::exact_domain, exec::symbolic_domain
 
-std::string at(std::string_view file, std::string_view body, std::string_view needle, std::string_view thread) {
+std::string undefined_at(std::string_view file, std::string_view body, std::string_view needle, std::string_view thread) {
   return std::string(file) + ":" + std::to_string(line_of(body, needle)) + ": thread " + std::string(thread);
 }
 
@@ -108,7 +108,7 @@ TEST_CASE_TEMPLATE("an undefined value that reaches an output through shfl and a
   auto e = expect_error(*k, one_cta(64, {out_f32("y", 1), in_f32("x", 64)}), f.d);
   CHECK(e.kind == exec::error_kind::uninitialized);
   CAPTURE(e.message);
-  CHECK(contains(e.message, at("one_loader.ptx", body, "@%p3 st.global.f32", "(0,0,0)")));
+  CHECK(contains(e.message, undefined_at("one_loader.ptx", body, "@%p3 st.global.f32", "(0,0,0)")));
   CHECK(contains(e.message, "register %f22 holds an undefined value"));
   // Where it came from: the shfl that read thread 1's unwritten %r20.
   CHECK(contains(e.message, "register %r20 is read before it is written at one_loader.ptx:" +
@@ -152,7 +152,7 @@ TEST_CASE_TEMPLATE("storing, branching on or addressing with an undefined value 
     CAPTURE(body);
     CAPTURE(e.message);
     CHECK(e.kind == exec::error_kind::uninitialized);
-    CHECK(contains(e.message, at("uses.ptx", body, needle, "(0,0,0)")));
+    CHECK(contains(e.message, undefined_at("uses.ptx", body, needle, "(0,0,0)")));
     CHECK(contains(e.message, "register " + std::string(reg)));
     if (derived) CHECK(contains(e.message, "holds an undefined value"));
   };

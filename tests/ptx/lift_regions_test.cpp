@@ -13,7 +13,7 @@ using namespace gpueq;
 namespace {
 
 // function name -> the lifted functions, in order ("log exp").
-std::map<std::string, std::string> lifted(const ptx::module& m, const ptx::lift_report& r) {
+std::map<std::string, std::string> regions_lifted(const ptx::module& m, const ptx::lift_report& r) {
   std::map<std::string, std::string> out;
   for (auto& i : r.idioms) {
     auto& s = out[std::string(m.str(m.functions[i.function].name))];
@@ -50,12 +50,12 @@ TEST_CASE("double log and exp from libdevice are lifted in the corpus kernel") {
   // sci_f64_pow: log(v) and exp(v) are lifted, and pow's helper function has an exp of its own
   // (the rest of pow is not lifted).
   ptx::module mp = ptx::parse_file(dir + "sci_f64_pow.ptx");
-  auto with_pow = lifted(mp, ptx::lift(mp));
+  auto with_pow = regions_lifted(mp, ptx::lift(mp));
   CHECK(with_pow["sci_pow"] == "log exp");
   CHECK(with_pow["__internal_accurate_pow"] == "exp");
   ptx::module m = ptx::parse_file(dir + "sci_f64.ptx");
   ptx::lift_report r = ptx::lift(m);
-  auto got = lifted(m, r);
+  auto got = regions_lifted(m, r);
   // From the CUDA source: sci_ref computes log(v) once (nvcc shares it) and one exp; sci_split
   // and sci_wrong one log and two exps.
   CHECK(got["sci_ref"] == "log exp");

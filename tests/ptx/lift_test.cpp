@@ -26,10 +26,10 @@ std::map<std::string, std::string> lifted(const ptx::module& m, const ptx::lift_
   return out;
 }
 
-const char* header = ".version 9.0\n.target sm_80\n.address_size 64\n";
+const char* lift_header = ".version 9.0\n.target sm_80\n.address_size 64\n";
 
-std::string kernel(const std::string& body) {
-  return std::string(header) +
+std::string lift_kernel(const std::string& body) {
+  return std::string(lift_header) +
          ".visible .entry k(.param .u64 k_p)\n{\n\t.reg .pred %p<4>;\n\t.reg .b32 %r<10>;\n\t.reg .f32 %f<20>;\n"
          "\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [k_p];\n\tld.global.f32 %f1, [%rd1];\n" +
          body + "\n\tst.global.f32 [%rd1], %f3;\n\tret;\n}\n";
@@ -91,7 +91,7 @@ TEST_CASE("nvcc's math idioms are lifted (-use_fast_math)") {
 }
 
 TEST_CASE("lifting keeps labels and branches consistent") {
-  ptx::module m = ptx::parse(kernel(R"(
+  ptx::module m = ptx::parse(lift_kernel(R"(
 	setp.lt.f32 %p1, %f1, 0f00000000;
 	@%p1 bra $L_end;
 	mov.f32 %f4, 0f3FB8AA3B;
@@ -109,34 +109,34 @@ $L_end:)"));
 
 TEST_CASE("unsafe matches are not rewritten") {
   SUBCASE("an intermediate result used elsewhere") {
-    ptx::module m = ptx::parse(kernel("\tmul.f32 %f2, %f1, 0f3FB8AA3B;\n\tex2.approx.f32 %f3, %f2;\n"
+    ptx::module m = ptx::parse(lift_kernel("\tmul.f32 %f2, %f1, 0f3FB8AA3B;\n\tex2.approx.f32 %f3, %f2;\n"
                                       "\tst.global.f32 [%rd1+4], %f2;"));
     auto r = ptx::lift(m);
     REQUIRE(r.idioms.size() == 1);
     CHECK(r.idioms[0].name == "exp2f");  // only the ex2 itself
   }
   SUBCASE("a guarded instruction") {
-    ptx::module m = ptx::parse(kernel("\tsetp.lt.f32 %p1, %f1, 0f00000000;\n\t@%p1 mul.f32 %f2, %f1, 0f3FB8AA3B;\n"
+    ptx::module m = ptx::parse(lift_kernel("\tsetp.lt.f32 %p1, %f1, 0f00000000;\n\t@%p1 mul.f32 %f2, %f1, 0f3FB8AA3B;\n"
                                       "\tex2.approx.f32 %f3, %f2;"));
     auto r = ptx::lift(m);
     REQUIRE(r.idioms.size() == 1);
     CHECK(r.idioms[0].name == "exp2f");
   }
   SUBCASE("a label inside the sequence") {
-    ptx::module m = ptx::parse(kernel("\tmul.f32 %f2, %f1, 0f3FB8AA3B;\n$L:\n\tex2.approx.f32 %f3, %f2;\n"
+    ptx::module m = ptx::parse(lift_kernel("\tmul.f32 %f2, %f1, 0f3FB8AA3B;\n$L:\n\tex2.approx.f32 %f3, %f2;\n"
                                       "\tsetp.lt.f32 %p1, %f3, 0f00000000;\n\t@%p1 bra $L;"));
     auto r = ptx::lift(m);
     REQUIRE(r.idioms.size() == 1);
     CHECK(r.idioms[0].name == "exp2f");
   }
   SUBCASE("the wrong constant") {
-    ptx::module m = ptx::parse(kernel("\tmul.f32 %f2, %f1, 0f3FB8AA3C;\n\tex2.approx.f32 %f3, %f2;"));
+    ptx::module m = ptx::parse(lift_kernel("\tmul.f32 %f2, %f1, 0f3FB8AA3C;\n\tex2.approx.f32 %f3, %f2;"));
     auto r = ptx::lift(m);
     REQUIRE(r.idioms.size() == 1);
     CHECK(r.idioms[0].name == "exp2f");
   }
   SUBCASE("a constant register shared with other code keeps its mov") {
-    ptx::module m = ptx::parse(kernel("\tmov.f32 %f4, 0f3FB8AA3B;\n\tmul.f32 %f2, %f4, %f1;\n"
+    ptx::module m = ptx::parse(lift_kernel("\tmov.f32 %f4, 0f3FB8AA3B;\n\tmul.f32 %f2, %f4, %f1;\n"
                                       "\tex2.approx.f32 %f3, %f2;\n\tst.global.f32 [%rd1+8], %f4;"));
     auto r = ptx::lift(m);
     REQUIRE(r.idioms.size() == 1);

@@ -14,7 +14,7 @@ using namespace gpueq;
 
 namespace {
 
-const char* header = ".version 8.0\n.target sm_80\n.address_size 64\n";
+const char* scope_header = ".version 8.0\n.target sm_80\n.address_size 64\n";
 
 // Blocks 1 and 2 each declare `p`; block 3 shadows the outer %p1 and %r1 (a range) and declares an
 // address register `ad` without `%`; %r3 inside block 3 is the outer one (the inner range has two).
@@ -36,9 +36,9 @@ $L_skip:
 
 std::string name(const ptx::module& m, const ptx::operand& o) { return std::string(m.str(o.name)); }
 
-support::diagnostic error_of(const std::string& body) {
+support::diagnostic scope_error_of(const std::string& body) {
   try {
-    ptx::parse(std::string(header) + ".visible .entry k(.param .u64 a)\n{\n\t.reg .b32 %r<4>;\n" + body + "\n\tret;\n}\n",
+    ptx::parse(std::string(scope_header) + ".visible .entry k(.param .u64 a)\n{\n\t.reg .b32 %r<4>;\n" + body + "\n\tret;\n}\n",
                "t.ptx");
   } catch (const support::diagnostic_error& e) {
     return e.diag();
@@ -49,7 +49,7 @@ support::diagnostic error_of(const std::string& body) {
 }  // namespace
 
 TEST_CASE("registers of a { } block: names of their own, shadowing, the source spelling printed") {
-  ptx::module m = ptx::parse(std::string(header) + scoped, "scoped.ptx");
+  ptx::module m = ptx::parse(std::string(scope_header) + scoped, "scoped.ptx");
   const ptx::function& f = m.functions[0];
   REQUIRE(f.instructions.size() == 12);
   const auto& ins = f.instructions;
@@ -101,33 +101,33 @@ TEST_CASE("registers of a { } block: names of their own, shadowing, the source s
 
 TEST_CASE("block scoping errors, as ptxas reports them") {
   SUBCASE("a name declared twice in one block") {
-    auto d = error_of("\t{ .reg .pred q; .reg .pred q; }");
+    auto d = scope_error_of("\t{ .reg .pred q; .reg .pred q; }");
     CHECK(d.file == "t.ptx");
     CHECK(d.where.line == 7);
     CHECK(d.where.column == 29);
     CHECK(d.reason == "register 'q' declared twice in one block");
   }
   SUBCASE("a range member declared beside the range") {
-    auto d = error_of("\t.reg .b32 %r2;");
+    auto d = scope_error_of("\t.reg .b32 %r2;");
     CHECK(d.reason == "register '%r2' declared twice in one block");
-    d = error_of("\t{ .reg .b32 %s3; .reg .b32 %s<4>; }");
+    d = scope_error_of("\t{ .reg .b32 %s3; .reg .b32 %s<4>; }");
     CHECK(d.reason == "register '%s<N>' declared twice in one block");
   }
   SUBCASE("the same name in two blocks, or shadowing, is fine") {
-    CHECK(error_of("\t{ .reg .b32 q; mov.u32 q, 1; }\n\t{ .reg .b32 q; mov.u32 q, 2; }\n\t{ .reg .b32 %r1; { .reg .b32 %r1; } }")
+    CHECK(scope_error_of("\t{ .reg .b32 q; mov.u32 q, 1; }\n\t{ .reg .b32 q; mov.u32 q, 2; }\n\t{ .reg .b32 %r1; { .reg .b32 %r1; } }")
               .reason.empty());
   }
   SUBCASE("a %-register used after its block") {
-    auto d = error_of("\t{ .reg .b32 %q; mov.u32 %q, 5; }\n\tmov.u32 %r1, %q;");
+    auto d = scope_error_of("\t{ .reg .b32 %q; mov.u32 %q, 5; }\n\tmov.u32 %r1, %q;");
     CHECK(d.where.line == 8);
     CHECK(d.reason == "undeclared register '%q'");
   }
   SUBCASE("a register used before its declaration in the block") {
-    auto d = error_of("\t{ mov.u32 %r1, %q; .reg .b32 %q; }");
+    auto d = scope_error_of("\t{ mov.u32 %r1, %q; .reg .b32 %q; }");
     CHECK(d.reason == "undeclared register '%q'");
   }
   SUBCASE("WARP_SZ cannot be declared") {
-    auto d = error_of("\t{ .reg .b32 WARP_SZ; }");
+    auto d = scope_error_of("\t{ .reg .b32 WARP_SZ; }");
     CHECK(d.reason.find("WARP_SZ is a predefined identifier") != std::string::npos);
   }
 }

@@ -40,15 +40,15 @@ tile_run run_tile(std::string text, const values& v) {
   return r;
 }
 
-std::uint32_t line(const tile_run& r, std::uint32_t instruction) {
+std::uint32_t warp_line(const tile_run& r, std::uint32_t instruction) {
   return r.k->module.functions[0].instructions[instruction].line;
 }
 
-std::string listing(const tile_run& r) {
+std::string warp_listing(const tile_run& r) {
   std::string s;
   for (const auto& g : r.report.races)
-    s += std::string(race::name(g.example.kind)) + " lines " + std::to_string(line(r, g.example.first.instruction)) +
-         " / " + std::to_string(line(r, g.example.second.instruction)) + "; ";
+    s += std::string(race::name(g.example.kind)) + " lines " + std::to_string(warp_line(r, g.example.first.instruction)) +
+         " / " + std::to_string(warp_line(r, g.example.second.instruction)) + "; ";
   return s;
 }
 
@@ -58,7 +58,7 @@ TEST_CASE("two warps' stmatrix to one tile, ordered by a barrier: race-free, the
   values v = small_integers(6);
   auto r = run_tile(std::string(stmatrix_two_warps), v);
   REQUIRE_MESSAGE(!r.out.error, r.out.error->message);
-  CHECK_MESSAGE(r.report.races.empty(), listing(r));
+  CHECK_MESSAGE(r.report.races.empty(), warp_listing(r));
   CHECK(r.report.race_count == 0);
   // Warp 1's lane l holds a[64 + 2 l], a[64 + 2 l + 1]: its fragment matrix F(x, y) = a[64 + 8 x + y]
   // (row x held by lanes 4x..4x+3). Stored with .trans (column-major), tile row t is column t of F.
@@ -78,9 +78,9 @@ TEST_CASE("two warps' stmatrix to one tile without a barrier between them: a WAW
   const std::uint32_t second = line_of(r.text, "stmatrix.sync.aligned.m8n8.x1.trans.shared.b16");
   bool found = false;
   for (const auto& g : r.report.races)
-    found = found || (g.example.kind == race::race_kind::waw && line(r, g.example.first.instruction) == first &&
-                      line(r, g.example.second.instruction) == second && !g.all_benign);
-  CHECK_MESSAGE(found, listing(r));
+    found = found || (g.example.kind == race::race_kind::waw && warp_line(r, g.example.first.instruction) == first &&
+                      warp_line(r, g.example.second.instruction) == second && !g.all_benign);
+  CHECK_MESSAGE(found, warp_listing(r));
   // Every one of the 8 rows (16 bytes each, written by lanes 0-7 of each warp) races.
   CHECK(r.report.race_count >= 8);
 }

@@ -26,11 +26,7 @@ class element_values {
   // Dense values, one per element (an optional or a value).
   template <std::input_iterator It>
   element_values(It first, It last) {
-    for (; first != last; ++first) {
-      std::optional<T> v(*first);
-      if (v) (*this)[size_] = std::move(v);
-      ++size_;
-    }
+    for (; first != last; ++first) push_back(std::optional<T>(*first));
   }
   element_values(const element_values& o) : size_(o.size_) { copy_pages(o); }
   element_values(element_values&&) noexcept = default;
@@ -49,6 +45,12 @@ class element_values {
   void assign(std::uint64_t n, std::nullopt_t) {
     pages_.clear();
     size_ = n;
+  }
+
+  // Appends an element (unwritten when v is empty), as a vector would.
+  void push_back(std::optional<T> v) {
+    if (v) (*this)[size_] = std::move(v);
+    ++size_;
   }
 
   // Element i, or nullopt where nothing was written.
