@@ -51,7 +51,8 @@ TEST_CASE("struct fields are checked against the PTX parameter") {
   // A scalar without a dtype needs one on the field; with one, it is checked against its range.
   CHECK_THROWS_WITH_AS((void)with_fields(R"({"offset": 16, "name": "m"})"),
                        doctest::Contains("structs.p.fields[0]: the scalar 'm' has no dtype"), support::diagnostic_error);
-  CHECK(resolve_error(with_fields(R"({"offset": 16, "name": "m", "dtype": "u32"})")) == "");
+  CHECK(resolve_error(with_fields(
+            R"({"offset": 0, "name": "x"}, {"offset": 8, "name": "y"}, {"offset": 16, "name": "m", "dtype": "u32"})")) == "");
   CHECK_THROWS_WITH_AS((void)with_fields(R"({"offset": 16, "name": "n", "dtype": "u32"})"),
                        doctest::Contains("structs.p.fields[0].dtype: the scalar 'n' is s32, not u32"), support::diagnostic_error);
   CHECK_THROWS_WITH_AS((void)with_fields(R"({"offset": 16, "name": "q"})"),

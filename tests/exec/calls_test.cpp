@@ -247,6 +247,9 @@ TEST_CASE_TEMPLATE("a function that calls itself twice is inlined as deep as the
   CHECK(k->program.call_depth >= 10);
   CHECK(k->program.call_depth < 16);
   CHECK(k->program.code.size() <= gpueq::ptx::max_inlined_instructions);
+  // fib writes each of its 7 registers (%p1, %r1..%r6) before reading it, so the thousands of
+  // activations of one nesting level share one set: at most 7 per level, plus the kernel's 4.
+  CHECK(k->program.registers <= 7 * 16 + 4);
   fixture<D> f(small_integers(1));
   auto r = run(*k, one_cta(1, {out_int("y", 1)}, {concrete("n", 10)}), f.d);
   REQUIRE_MESSAGE(!r.error, r.error->message);
@@ -312,4 +315,64 @@ TEST_CASE("the inlined kernel keeps the callee's lines, and the module its funct
   std::size_t from_callee = 0;
   for (const auto& i : k->program.function->instructions) from_callee += i.line == ld;
   CHECK(from_callee == gpueq::ptx::max_call_depth);  // one copy per nesting level
+}
+
+namespace {
+
+// y[0] = pick(1) = 7 + 1, then y[1] = pick(0), which reads %r2 that only the k != 0 path writes:
+// an uninitialized read in the second activation, whatever the first one left in its %r2.
+constexpr std::string_view stale = R"(
+.func (.param .b32 pick_ret) pick(.param .b32 pick_k)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  ld.param.u32 %r1, [pick_k];
+  setp.eq.s32 %p1, %r1, 0;
+  @%p1 bra SKIP;
+  mov.u32 %r2, 7;
+SKIP:
+  add.s32 %r3, %r2, %r1;
+  st.param.b32 [pick_ret+0], %r3;
+  ret;
+}
+
+.visible .entry stale(.param .u64 y_param)
+{
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [y_param];
+  cvta.to.global.u64 %rd2, %rd1;
+  {
+  .param .b32 param0;
+  st.param.b32 [param0+0], 1;
+  .param .b32 retval0;
+  call.uni (retval0), pick, (param0);
+  ld.param.b32 %r1, [retval0+0];
+  }
+  st.global.u32 [%rd2], %r1;
+  {
+  .param .b32 param0;
+  st.param.b32 [param0+0], 0;
+  .param .b32 retval0;
+  call.uni (retval0), pick, (param0);
+  ld.param.b32 %r2, [retval0+0];
+  }
+  st.global.u32 [%rd2+4], %r2;
+  ret;
+}
+)";
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("a callee's register read before it is written is uninitialized in every activation, named as in the source", D,
+                   DOMAINS) {
+  auto k = load(stale, "stale.ptx");
+  fixture<D> f(small_integers(1));
+  auto e = expect_error(*k, one_cta(1, {out_int("y", 2)}, {}), f.d);
+  CAPTURE(e.message);
+  CHECK(e.kind == exec::error_kind::uninitialized);
+  // The read of %r2 in the second call of pick, at pick's line, by its source name.
+  CHECK(contains(e.message, "register %r2 is read before it is written at stale.ptx:" +
+                                std::to_string(line_of(stale, "add.s32 %r3, %r2, %r1"))));
+  CHECK_FALSE(contains(e.message, "#"));
 }

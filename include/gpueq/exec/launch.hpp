@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpueq::exec {
@@ -55,6 +56,11 @@ struct param_binding {
   bool tensor = true;
   std::uint32_t index = 0;
   std::vector<field_binding> fields;
+  // A constructor rather than aggregate initialization, so that `{true, i}` (a plain parameter,
+  // the form from before struct parameters) still initializes every member.
+  param_binding() = default;
+  param_binding(bool is_tensor, std::uint32_t i, std::vector<field_binding> struct_fields = {})
+      : tensor(is_tensor), index(i), fields(std::move(struct_fields)) {}
 };
 
 struct launch {

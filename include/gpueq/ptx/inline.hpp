@@ -14,15 +14,23 @@
 // function (a copy; the module keeps the original) in which every direct call of a `.func` with a
 // body is replaced by a copy of the callee's body:
 //
-// - the callee's registers are renamed per activation (`%r1#helper.0`: ptx::register_spelling
-//   still gives `%r1`), so the caller's registers are untouched; a function active k times on the
-//   inlining stack (recursion) gets a k-th set, and sibling calls share one set, as the callee's
-//   registers of two calls that are never active together may (PTX registers are undefined at a
-//   callee's entry, so no value flows between them);
+// - the callee's registers are renamed (`%r1#helper.0`: ptx::register_spelling still gives
+//   `%r1`), so the caller's registers are untouched; a function active k times on the inlining
+//   stack (recursion) gets a k-th set. Calls that are never active together (sibling calls, calls
+//   in a loop) share that set for the registers that every path through the callee writes before
+//   it reads them: no value can flow from one activation to the next through those. A register
+//   that some path may read before writing it (maybe_undefined: a must-analysis of the written
+//   registers over the callee's branches; a guarded write does not count) gets a set of its own
+//   per activation (`%r2#helper.0.5`), so that reading it is an uninitialized read in every
+//   activation, as in a kernel, never a stale value of an earlier call;
 // - `.param` space is per-thread memory of the call: the caller's `.param` variables (param0,
-//   retval0) and every `.local` or `.param` variable of a callee (renamed per activation, like its
-//   registers) become `.local` variables of the kernel, and ld.param/st.param of them become
-//   ld.local/st.local. The callee's formal parameters and return parameters name the caller's
+//   retval0) and every `.local` or `.param` variable of a callee (renamed per nesting level, like
+//   its registers, and shared by the calls of one level that are never active together) become
+//   `.local` variables of the kernel, and ld.param/st.param of them become ld.local/st.local.
+//   Memory is not given a copy per activation as registers that may be read first are: a callee
+//   that reads local or `.param` bytes it did not write reads what an earlier call of the same
+//   level left there, not an uninitialized value (nvcc's output writes a call's parameters and
+//   its depot before reading them); The callee's formal parameters and return parameters name the caller's
 //   actual ones (`[helper_param_0]` reads `[param0]`); a register or immediate argument is stored
 //   to a fresh variable first. `.reg` parameters (`.func f(.reg .b32 a)`) are moves in and out;
 // - `ret` in a callee becomes a branch to the instruction after the call (its guard kept), and a
@@ -55,6 +63,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -106,7 +115,7 @@ class inliner {
 
   // The inlined kernel, or nullopt when it would exceed the budget.
   std::optional<function> run() {
-    frame top{&entry_, "", {}, {}};
+    frame top{&entry_, "", {}, {}, nullptr, ""};
     for (const variable& v : entry_.locals) top.symbols.emplace(v.name, add_local(v, v.name));
     std::vector<const function*> stack{&entry_};
     std::vector<std::uint32_t> start;
@@ -150,6 +159,10 @@ class inliner {
     std::string suffix;  // "" for the kernel itself
     boost::unordered_flat_map<std::uint32_t, std::uint32_t> symbols;  // name in fn -> name in the kernel
     boost::unordered_flat_map<std::uint32_t, std::uint32_t> regs;     // renamed registers (a cache)
+    // fn's registers that a path may read before writing (maybe_undefined), and the suffix that
+    // gives them a set of their own in this activation; null and "" for the kernel itself.
+    const boost::unordered_flat_set<std::uint32_t>* undefined_at_entry = nullptr;
+    std::string own_suffix;
   };
 
   [[noreturn]] void fail(const instruction& at, const std::string& why) const {
@@ -159,8 +172,114 @@ class inliner {
   std::uint32_t reg(frame& fr, std::uint32_t name) {
     if (fr.suffix.empty()) return name;
     auto [it, fresh] = fr.regs.try_emplace(name, 0);
-    if (fresh) it->second = m_.names.intern(std::string(m_.str(name)) + fr.suffix);
+    if (fresh) {
+      bool own = fr.undefined_at_entry && fr.undefined_at_entry->contains(name);
+      it->second = m_.names.intern(std::string(m_.str(name)) + (own ? fr.own_suffix : fr.suffix));
+    }
     return it->second;
+  }
+
+  // Does an instruction of opcode `op` write its operand 0 (when that is a register, a vector or a
+  // pair)? Not for the few whose operand 0 is a source; wgmma's accumulators are read and written.
+  static bool writes_operand0(opcode op) {
+    switch (op) {
+      case opcode::bar: case opcode::barrier: case opcode::bar_warp_sync: case opcode::barrier_cluster:
+      case opcode::brx_idx: case opcode::stackrestore: case opcode::nanosleep: case opcode::call:
+        return false;
+      default: return true;
+    }
+  }
+  static bool reads_operand0(opcode op) { return !writes_operand0(op) || op == opcode::wgmma_mma_async; }
+
+  // The registers of `fn` that some path from its entry may read before writing them (a guarded
+  // write does not count; the `.reg` parameters are written at the entry, the `.reg` return values
+  // are read at each `ret`): a forward must-analysis of the registers written so far. The
+  // activations of one nesting level share the callee's other registers (every read of one sees
+  // a write of the same activation, so no value flows from one activation to another); these get
+  // a set of their own per activation, so that such a read is reported as it is in a kernel.
+  const boost::unordered_flat_set<std::uint32_t>& maybe_undefined(const function& fn) {
+    auto [cached, fresh] = undefined_.try_emplace(&fn);
+    if (!fresh) return cached->second;
+    boost::unordered_flat_set<std::uint32_t>& result = cached->second;
+    const std::size_t n = fn.instructions.size();
+    boost::unordered_flat_map<std::uint32_t, std::uint32_t> index;
+    std::vector<std::uint32_t> names;
+    auto id = [&](std::uint32_t r) {
+      auto [it, added] = index.try_emplace(r, static_cast<std::uint32_t>(names.size()));
+      if (added) names.push_back(r);
+      return it->second;
+    };
+    auto regs_of = [&](const operand& o, std::vector<std::uint32_t>& into, auto&& self) -> void {
+      if (o.kind == operand_kind::reg || (o.kind == operand_kind::address && o.base == address_base::reg)) into.push_back(id(o.name));
+      for (const operand& e : o.elems) self(e, into, self);
+    };
+    std::vector<std::vector<std::uint32_t>> reads(n), writes(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const instruction& ins = fn.instructions[i];
+      if (ins.guarded) reads[i].push_back(id(ins.guard));
+      if (ins.op == opcode::call) {
+        call_parts c = parts_of_call(ins);
+        if (c.rets && !ins.guarded) regs_of(*c.rets, writes[i], regs_of);
+        if (c.callee) regs_of(*c.callee, reads[i], regs_of);
+        if (c.args) regs_of(*c.args, reads[i], regs_of);
+        continue;
+      }
+      if (ins.op == opcode::ret)
+        for (const variable& r : fn.returns)
+          if (r.space == state_space::reg) reads[i].push_back(id(r.name));
+      for (std::size_t k = 0; k < ins.operands.size(); ++k) {
+        const operand& o = ins.operands[k];
+        bool destination = k == 0 && (o.kind == operand_kind::reg || o.kind == operand_kind::vector || o.kind == operand_kind::pair);
+        if (!destination || reads_operand0(ins.op)) regs_of(o, reads[i], regs_of);
+        if (destination && writes_operand0(ins.op) && !ins.guarded) regs_of(o, writes[i], regs_of);
+      }
+    }
+    for (const variable& p : fn.params)
+      if (p.space == state_space::reg) id(p.name);
+    const std::size_t words = names.size() / 64 + 1;
+    std::vector<std::vector<std::uint64_t>> in(n);  // empty: not reached yet
+    std::vector<std::uint64_t> entry(words, 0);
+    for (const variable& p : fn.params)
+      if (p.space == state_space::reg) entry[id(p.name) / 64] |= std::uint64_t{1} << (id(p.name) % 64);
+    std::vector<std::size_t> work;
+    auto flow = [&](std::size_t to, const std::vector<std::uint64_t>& out) {
+      if (to >= n) return;
+      if (in[to].empty()) {
+        in[to] = out;
+        work.push_back(to);
+        return;
+      }
+      bool changed = false;
+      for (std::size_t w = 0; w < words; ++w) {
+        std::uint64_t v = in[to][w] & out[w];
+        changed = changed || v != in[to][w];
+        in[to][w] = v;
+      }
+      if (changed) work.push_back(to);
+    };
+    if (n > 0) flow(0, entry);
+    while (!work.empty()) {
+      std::size_t i = work.back();
+      work.pop_back();
+      const instruction& ins = fn.instructions[i];
+      std::vector<std::uint64_t> out = in[i];
+      for (std::uint32_t r : writes[i]) out[r / 64] |= std::uint64_t{1} << (r % 64);
+      bool falls_through = true;
+      if (ins.op == opcode::bra) {
+        if (ins.target != instruction::no_target) flow(ins.target, out);
+        falls_through = ins.guarded;
+      } else if (ins.op == opcode::ret || ins.op == opcode::exit || ins.op == opcode::trap) {
+        falls_through = ins.guarded;
+      } else if (ins.op == opcode::brx_idx) {
+        for (auto [label, at] : fn.labels) flow(at, out);
+      }
+      if (falls_through) flow(i + 1, out);
+    }
+    for (std::size_t i = 0; i < n; ++i)
+      if (!in[i].empty())
+        for (std::uint32_t r : reads[i])
+          if (!(in[i][r / 64] >> (r % 64) & 1u)) result.insert(names[r]);
+    return result;
   }
   std::uint32_t symbol(const frame& fr, std::uint32_t name) const {
     auto it = fr.symbols.find(name);
@@ -332,9 +451,10 @@ class inliner {
       fail(ins, "the call of '" + name + "' passes " + std::to_string(nargs) + " argument(s) and " + std::to_string(nrets) +
                     " return value(s); the function declares " + std::to_string(g.params.size()) + " and " +
                     std::to_string(g.returns.size()));
-    frame cf{&g, "", {}, {}};
+    frame cf{&g, "", {}, {}, &maybe_undefined(g), ""};
     std::size_t active = static_cast<std::size_t>(std::count(stack.begin(), stack.end(), &g));
     cf.suffix = "#" + name + "." + std::to_string(active);
+    if (!cf.undefined_at_entry->empty()) cf.own_suffix = cf.suffix + "." + std::to_string(activations_++);
     for (const variable& v : g.locals) {
       bool per_call = v.space == state_space::local || v.space == state_space::param;
       cf.symbols.emplace(v.name, add_local(v, per_call ? m_.names.intern(std::string(m_.str(v.name)) + cf.suffix) : v.name));
@@ -391,6 +511,9 @@ class inliner {
   std::vector<instruction> out_;
   std::vector<variable> locals_;
   boost::unordered_flat_map<std::uint32_t, std::uint32_t> local_index_;
+  // maybe_undefined's sets (node-based: frames keep pointers to them while others are added)
+  std::unordered_map<const function*, boost::unordered_flat_set<std::uint32_t>> undefined_;
+  std::uint64_t activations_ = 0;  // inlined calls so far: each a suffix for its own registers
 };
 
 }  // namespace detail

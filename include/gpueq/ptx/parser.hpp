@@ -408,7 +408,11 @@ class parser {
     reg_cache_.clear();
     for (auto* list : {&f.params, &f.returns})
       for (auto& p : *list)
-        if (p.space == state_space::reg) scopes_[0].exact.emplace(p.name, p.name);
+        if (p.space == state_space::reg) {
+          scopes_[0].exact.emplace(p.name, p.name);
+          // `.func (.reg .f32 r) f(.reg .f32 a)`: the body names them without `%`.
+          if (!m_.str(p.name).starts_with('%')) plain_registers_ = true;
+        }
     std::size_t depth = 0;
     pending_branches_.clear();
     scoped_labels_.clear();
