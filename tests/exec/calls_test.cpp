@@ -7,6 +7,8 @@
 // the launch binds there. Every PTX kernel here is accepted by `ptxas -arch=sm_80`.
 #include "harness.hpp"
 
+#include <gpueq/ptx/unsupported.hpp>
+
 #include <doctest/doctest.h>
 
 #include <string>
@@ -375,4 +377,99 @@ TEST_CASE_TEMPLATE("a callee's register read before it is written is uninitializ
   CHECK(contains(e.message, "register %r2 is read before it is written at stale.ptx:" +
                                 std::to_string(line_of(stale, "add.s32 %r3, %r2, %r1"))));
   CHECK_FALSE(contains(e.message, "#"));
+}
+
+namespace {
+
+// y[t] = odd(t + c): odd(n) = n != 0 && even(n - 1), even(n) = n == 0 || odd(n - 1), so y[t] is
+// 1 for odd t + c. odd is declared before even (which calls it) and defined after it, as nvcc
+// writes mutually recursive functions: the call runs the definition, not the declaration.
+constexpr std::string_view parity = R"(
+.func (.param .b32 odd_ret) odd(.param .b32 odd_n);
+
+.func (.param .b32 even_ret) even(.param .b32 even_n)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  ld.param.u32 %r1, [even_n];
+  setp.eq.s32 %p1, %r1, 0;
+  @%p1 bra YES;
+  add.s32 %r2, %r1, -1;
+  {
+  .param .b32 param0;
+  st.param.b32 [param0+0], %r2;
+  .param .b32 retval0;
+  call.uni (retval0), odd, (param0);
+  ld.param.b32 %r3, [retval0+0];
+  }
+  st.param.b32 [even_ret+0], %r3;
+  ret;
+YES:
+  st.param.b32 [even_ret+0], 1;
+  ret;
+}
+
+.func (.param .b32 odd_ret) odd(.param .b32 odd_n)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  ld.param.u32 %r1, [odd_n];
+  setp.eq.s32 %p1, %r1, 0;
+  @%p1 bra NO;
+  add.s32 %r2, %r1, -1;
+  {
+  .param .b32 param0;
+  st.param.b32 [param0+0], %r2;
+  .param .b32 retval0;
+  call.uni (retval0), even, (param0);
+  ld.param.b32 %r3, [retval0+0];
+  }
+  st.param.b32 [odd_ret+0], %r3;
+  ret;
+NO:
+  st.param.b32 [odd_ret+0], 0;
+  ret;
+}
+
+.visible .entry parity(.param .u64 y_param, .param .u32 c_param)
+{
+  .reg .b32 %r<5>;
+  .reg .b64 %rd<5>;
+  ld.param.u64 %rd1, [y_param];
+  ld.param.u32 %r1, [c_param];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r2, %tid.x;
+  add.s32 %r3, %r2, %r1;
+  {
+  .param .b32 param0;
+  st.param.b32 [param0+0], %r3;
+  .param .b32 retval0;
+  call.uni (retval0), odd, (param0);
+  ld.param.b32 %r4, [retval0+0];
+  }
+  mul.wide.u32 %rd3, %r2, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r4;
+  ret;
+}
+)";
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("mutual recursion through a function declared before it is defined", D, DOMAINS) {
+  auto k = load(parity, "parity.ptx");
+  CHECK(gpueq::ptx::unsupported_instructions(k->module, *gpueq::ptx::defined_function(k->module, "parity")).empty());
+  fixture<D> f(small_integers(1));
+  exec::launch l = one_cta(32, {out_int("y", 32)}, {concrete("c", 0)});
+  auto r = run(*k, l, f.d);
+  REQUIRE_MESSAGE(!r.error, r.error->message);
+  for (std::uint64_t t = 0; t < 32; ++t) {  // odd(t): t + 1 nested calls, at most 32
+    REQUIRE(r.out["y"][t].has_value());
+    CHECK(f.at(*r.out["y"][t], l) == rat(static_cast<long long>(t % 2)));
+  }
+  // odd(64): odd at depths 1, 3, ..., 65; the call at depth 65 is odd's, from even's body.
+  auto e = expect_error(*k, one_cta(1, {out_int("y", 1)}, {concrete("c", 64)}), f.d);
+  CAPTURE(e.message);
+  CHECK(contains(e.message, "a call of 'odd' nested 65 calls deep: recursion deeper than 64 nested calls"));
+  CHECK(contains(e.message, "parity.ptx:" + std::to_string(line_of(parity, "call.uni (retval0), odd"))));
 }

@@ -729,7 +729,7 @@ class engine {
     std::string_view name = p_.str(callee->sym);
     std::string shown = "'" + support::readable_symbol(name) + "'";
     if (support::readable_symbol(name) != name) shown += " (" + std::string(name) + ")";
-    const ptx::function* g = p_.module->find_function(name);
+    const ptx::function* g = ptx::defined_function(*p_.module, name);
     if (!g || !g->has_body)
       return "a call of " + shown + ", which has no body in this module (an .extern function" +
              (name == "vprintf" ? std::string(": printf") : std::string()) + "): gpueq runs only device functions it can inline";

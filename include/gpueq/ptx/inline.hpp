@@ -93,11 +93,24 @@ inline call_parts parts_of_call(const instruction& i) {
   return c;
 }
 
-// The function a direct call names, if the module has one of that name.
+// The function named `name`: its definition (the one with a body) where the module has one, as
+// nvcc declares a function before defining it when calls come first (mutual recursion), else its
+// declaration; null when the module has neither.
+inline const function* defined_function(const module& m, std::string_view name) {
+  const function* declared = nullptr;
+  for (const function& f : m.functions)
+    if (m.str(f.name) == name) {
+      if (f.has_body) return &f;
+      if (!declared) declared = &f;
+    }
+  return declared;
+}
+
+// The function a direct call names, if the module has one of that name (its definition if any).
 inline const function* callee_of(const module& m, const instruction& i) {
   call_parts c = parts_of_call(i);
   if (!c.callee || c.callee->kind != operand_kind::symbol) return nullptr;
-  return m.find_function(m.str(c.callee->name));
+  return defined_function(m, m.str(c.callee->name));
 }
 
 namespace detail {
