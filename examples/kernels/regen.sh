@@ -23,6 +23,7 @@ DEFAULT_FLAGS="-ptx -lineinfo"
 # output.ptx  source.cu  extra flags (appended to DEFAULT_FLAGS)
 VARIANTS='
 softmax/softmax_online_fast.ptx softmax/softmax_online.cu -use_fast_math
+realworld/device_calls_O0.ptx realworld/device_calls.cu -Xcicc -O0
 '
 
 here="$(cd "$(dirname "$0")" && pwd)"

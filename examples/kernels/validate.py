@@ -2,7 +2,8 @@
 """Checks the pair specs of the kernel corpus without gpueq: every *.pair.json validates against
 schema.json (when the jsonschema module is installed), names PTX files and entries that exist,
 lists exactly one name per .param of the entry, maps 64-bit parameters to tensors and the others
-to scalars, and uses every tensor. Exit 1 on any problem. Usage: ./validate.py [spec ...]"""
+to scalars or structs (whose fields lie inside the parameter, aligned and not overlapping), and
+uses every tensor. Exit 1 on any problem. Usage: ./validate.py [spec ...]"""
 import glob
 import json
 import os
@@ -12,7 +13,9 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ENTRY_RE = re.compile(r'\.entry\s+([A-Za-z_$][\w$]*)\s*\((.*?)\)', re.S)
 # `.param .u64 .ptr .global .align 1 name` (LLVM's form, Triton's output) names the pointee's space
-PARAM_RE = re.compile(r'\.param\s+(?:\.align\s+\d+\s+)?\.(\w+)\s+(?:\.ptr\s+(?:\.(?:global|shared|const|local)\s+)?(?:\.align\s+\d+\s+)?)?([\w$]+)')
+PARAM_RE = re.compile(r'\.param\s+(?:\.align\s+\d+\s+)?\.(\w+)\s+(?:\.ptr\s+(?:\.(?:global|shared|const|local)\s+)?(?:\.align\s+\d+\s+)?)?([\w$]+)(?:\[(\d+)\])?')
+DTYPE_BYTES = {'f16': 2, 'bf16': 2, 'f32': 4, 'f64': 8, 's8': 1, 'u8': 1, 's16': 2, 'u16': 2, 's32': 4, 'u32': 4,
+               's64': 8, 'u64': 8}
 
 
 def entries(ptx_path):
@@ -25,7 +28,7 @@ def check(spec_path, validator):
     spec = json.load(open(spec_path))
     if validator is not None:
         problems += [f'schema: {e.message} at {list(e.path)}' for e in validator.iter_errors(spec)]
-    tensors, scalars = spec.get('tensors', {}), spec.get('scalars', {})
+    tensors, scalars, structs = spec.get('tensors', {}), spec.get('scalars', {}), spec.get('structs', {})
     used = set()
     for side in ('reference', 'candidate'):
         k = spec.get(side, {})
@@ -49,16 +52,40 @@ def check(spec_path, validator):
         if len(params) != len(es[name]):
             problems.append(f'{side}: {len(params)} params named, {name} has {len(es[name])}')
             continue
-        for p, (ty, _) in zip(params, es[name]):
+        for p, (ty, _, count) in zip(params, es[name]):
             used.add(p)
-            if p in tensors:
+            if p in structs:
+                m = re.match(r'[bsuf](\d+)$', ty)
+                size = (int(m.group(1)) // 8 if m else 0) * int(count or 1)
+                spans = []
+                for f in structs[p].get('fields', []):
+                    fname, off = f.get('name'), f.get('offset', 0)
+                    used.add(fname)
+                    if fname in tensors:
+                        width = 8
+                    elif fname in scalars:
+                        sc = scalars[fname]
+                        dt = f.get('dtype') or (sc.get('dtype') if isinstance(sc, dict) else None)
+                        width = DTYPE_BYTES.get(dt, 0)
+                        if not width:
+                            problems.append(f'{side}: struct {p} field {fname} has no dtype')
+                            continue
+                    else:
+                        problems.append(f'{side}: struct {p} field {fname} is neither a tensor nor a scalar')
+                        continue
+                    if off % width or off + width > size:
+                        problems.append(f'{side}: struct {p} field {fname} at {off} is misaligned or past the {size}-byte parameter')
+                    if any(off < e and b < off + width for b, e in spans):
+                        problems.append(f'{side}: struct {p} field {fname} at {off} overlaps another field')
+                    spans.append((off, off + width))
+            elif p in tensors:
                 if ty not in ('u64', 'b64', 's64'):
                     problems.append(f'{side}: tensor {p} bound to a .{ty} parameter')
             elif p in scalars:
                 if ty in ('u64', 'b64') and not isinstance(scalars[p], int):
                     problems.append(f'{side}: scalar {p} bound to a pointer-sized parameter')
             else:
-                problems.append(f'{side}: parameter name {p} is neither a tensor nor a scalar')
+                problems.append(f'{side}: parameter name {p} is neither a tensor, a scalar nor a struct')
         threads = 1
         for b in k.get('block', []):
             threads *= b

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <gpueq/ptx/compare.hpp>
+#include <gpueq/ptx/inline.hpp>
 #include <gpueq/ptx/ir.hpp>
 #include <gpueq/ptx/lexer.hpp>
 #include <gpueq/ptx/parser.hpp>

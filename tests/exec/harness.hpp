@@ -41,7 +41,11 @@ inline std::unique_ptr<kernel> load(std::string_view body, std::string file = "t
   auto k = std::make_unique<kernel>();
   k->module = gpueq::ptx::parse(std::string(header) + std::string(body), std::move(file));
   REQUIRE(!k->module.functions.empty());
-  k->program = exec::decode(k->module, k->module.functions[0]);
+  // The first kernel (device functions it calls may come before it), else the first function.
+  const gpueq::ptx::function* f = &k->module.functions[0];
+  for (auto it = k->module.functions.rbegin(); it != k->module.functions.rend(); ++it)
+    if (it->entry) f = &*it;
+  k->program = exec::decode(k->module, *f);
   return k;
 }
 inline std::unique_ptr<kernel> load_file(const std::string& path, std::string_view entry) {

@@ -124,3 +124,55 @@ TEST_CASE("the corpus kernels use no unsupported instruction (gpueq check runs t
   }
   CHECK(files >= 50);
 }
+
+TEST_CASE("unsupported_instructions: a call is listed when gpueq cannot inline it") {
+  // ptxas -arch=sm_80 accepts it: a call of a function with a body (inlined, runs), of vprintf
+  // (.extern, no body) and through a register (an indirect call with a .callprototype).
+  const std::string text = R"(.version 8.0
+.target sm_80
+.address_size 64
+
+.extern .func (.param .b32 func_retval0) vprintf(.param .b64 vprintf_param_0, .param .b64 vprintf_param_1);
+
+.func (.param .b32 one_ret) one()
+{
+  st.param.b32 [one_ret+0], 1;
+  ret;
+}
+
+.visible .entry calls(.param .u64 f_param)
+{
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [f_param];
+  {
+  .param .b32 retval0;
+  call.uni (retval0), one, ();
+  }
+  {
+  .param .b64 param0;
+  st.param.b64 [param0+0], %rd1;
+  .param .b64 param1;
+  st.param.b64 [param1+0], %rd1;
+  .param .b32 retval0;
+  call.uni (retval0), vprintf, (param0, param1);
+  }
+  {
+  .param .b32 param0;
+  st.param.b32 [param0+0], 0;
+  .param .b32 retval0;
+  prototype_0 : .callprototype (.param .b32 _) _ (.param .b32 _);
+  call (retval0), %rd1, (param0), prototype_0;
+  }
+  ret;
+}
+)";
+  ptx::module m = ptx::parse(text, "calls.ptx");
+  REQUIRE(m.functions.size() == 3);
+  CHECK(ptx::unsupported_instructions(m, m.functions[1]).empty());
+  auto list = ptx::unsupported_instructions(m, m.functions[2]);
+  REQUIRE(list.size() == 1);
+  CHECK(list[0].op == ptx::opcode::call);
+  CHECK(list[0].count == 2);        // vprintf's and the indirect one; `one` is inlined
+  CHECK(list[0].first_line == 27);  // the call of vprintf
+  CHECK(list[0].message == ptx::call_not_inlined_message);
+}

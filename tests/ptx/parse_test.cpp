@@ -386,3 +386,31 @@ TEST_CASE("an unknown .version or .target is a warning, not an error") {
   CHECK(ptx::parse(".version 8.9\n.target sm_80\n.entry k() { ret; }\n").warnings.size() == 1);
   CHECK(ptx::parse(".version 9.0\n.target sm_81\n.entry k() { ret; }\n").warnings.size() == 1);
 }
+
+TEST_CASE("a .callprototype after a label is kept verbatim and printed back") {
+  // nvcc's indirect call through a function pointer (ptxas -arch=sm_80 accepts it).
+  ptx::module m = ptx::parse(std::string(header) + R"(
+.visible .entry k(.param .u64 f_param)
+{
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [f_param];
+	{ // callseq 0, 0
+	.param .b32 param0;
+	st.param.f32 [param0+0], 0f3F800000;
+	.param .b32 retval0;
+	prototype_0 : .callprototype (.param .b32 _) _ (.param .b32 _);
+	call (retval0), %rd1, (param0), prototype_0;
+	}
+	ret;
+}
+)");
+  const auto& k = m.functions[0];
+  REQUIRE(k.prototypes.size() == 1);
+  CHECK(m.str(k.prototypes[0]) == ".callprototype (.param .b32 _) _ (.param .b32 _);");
+  CHECK(k.instructions[2].op == ptx::opcode::call);
+  REQUIRE(k.instructions[2].operands.size() == 4);
+  CHECK(k.instructions[2].operands[1].kind == ptx::operand_kind::reg);
+  std::string printed = ptx::print(m);
+  CHECK(printed.find(".callprototype (.param .b32 _) _ (.param .b32 _);") != std::string::npos);
+  CHECK(ptx::difference(m, ptx::parse(printed)) == "");
+}

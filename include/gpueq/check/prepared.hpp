@@ -36,7 +36,7 @@ struct prepared_kernel {
   std::size_t entry = 0;
   exec::program symbolic_program;  // decoded from `lifted`: symbolic and exact runs
   exec::program float32_program;   // decoded from `module`: float32 runs
-  std::vector<race::source_line> lines;  // of `lifted`, whose instructions race reports index
+  std::vector<race::source_line> lines;  // of symbolic_program's function, whose instructions race reports index
   exec::launch launch;                    // CTA (0,0,0); runs set the CTA
   std::vector<exec::dim3> ctas;
 };
@@ -54,7 +54,9 @@ inline prepared_kernel prepare(const pair_spec& spec, const ptx::module& parsed,
   p.lifted = std::move(lifted);
   p.symbolic_program = exec::decode(*p.lifted, p.lifted->functions[entry]);
   p.float32_program = exec::decode(*p.module, p.module->functions[entry]);
-  p.lines = race::source_lines(*p.lifted, p.lifted->functions[entry]);
+  // The program's own function: with calls inlined, a copy (exec::program::owned) whose
+  // instructions are the ones race reports index.
+  p.lines = race::source_lines(*p.symbolic_program.module, *p.symbolic_program.function);
   p.launch = make_launch(spec, k);
   p.ctas = ctas_of(k);
   return p;

@@ -54,8 +54,22 @@ inline exec::launch make_launch(const pair_spec& s, const kernel_spec& k) {
     l.scalars.push_back(exec::scalar_binding{name, sc.symbolic, sc.value});
   }
   for (auto& p : k.params) {
-    if (auto it = tensor_index.find(p); it != tensor_index.end()) l.params.push_back({true, it->second});
-    else l.params.push_back({false, scalar_index.at(p)});
+    if (auto st = s.structs.find(p); st != s.structs.end()) {
+      exec::param_binding b{false, 0, {}};
+      for (auto& f : st->second.fields) {
+        detail::field_shape sh = detail::shape_of_field(s, f);
+        if (auto it = tensor_index.find(f.name); it != tensor_index.end())
+          b.fields.push_back({f.offset, 8, true, it->second, exec::vtype::u64});
+        else
+          b.fields.push_back({f.offset, sh.bytes, false, scalar_index.at(f.name),
+                              exec::vtype_of("." + std::string(check::name(*sh.type))).value_or(exec::vtype::b32)});
+      }
+      l.params.push_back(std::move(b));
+    } else if (auto it = tensor_index.find(p); it != tensor_index.end()) {
+      l.params.push_back({true, it->second, {}});
+    } else {
+      l.params.push_back({false, scalar_index.at(p), {}});
+    }
   }
   return l;
 }

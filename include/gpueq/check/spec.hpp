@@ -9,6 +9,7 @@
 #include <gpueq/ptx.hpp>
 #include <gpueq/support/diagnostics.hpp>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -66,6 +67,20 @@ struct scalar_spec {
   std::optional<dtype> type;
   double value = 0;
   bool symbolic = false;
+};
+
+// A by-value struct parameter (`.param .align 8 .b8 params[24]`, CUTLASS-style Params): named
+// fields at byte offsets, each a tensor (its 8-byte base address) or a scalar (as many bytes as
+// its dtype: the field's `type`, else the scalar's own). A `ld.param` of the struct reads the
+// field at its offset; bytes that are no field (padding, fields the spec leaves out) are an error
+// when read.
+struct struct_field {
+  std::uint64_t offset = 0;
+  std::string name;          // a tensor or scalar of the spec
+  std::optional<dtype> type;  // a scalar field's type (needed when the scalar has none)
+};
+struct struct_spec {
+  std::vector<struct_field> fields;
 };
 
 using dim3 = std::array<std::uint32_t, 3>;
@@ -186,6 +201,7 @@ struct pair_spec {
   std::string description, note;
   std::map<std::string, tensor_spec> tensors;
   std::map<std::string, scalar_spec> scalars;
+  std::map<std::string, struct_spec> structs;  // by-value struct parameters
   kernel_spec reference, candidate;
   std::optional<verdict> expect;  // the verdict the pair should get (check/verdict.hpp)
   std::optional<std::string> culprit;  // "reference", "candidate" or "both"
@@ -235,6 +251,64 @@ namespace detail {
   throw support::diagnostic_error(support::diagnostic{s.file, {}, reason});
 }
 
+// The bytes of a parameter as declared: `.b8 p[24]` is 24, `.u64 p` 8, `.v2 .f32 p` 8.
+inline std::uint64_t param_bytes(const ptx::module& m, const ptx::variable& v) {
+  std::string_view t = m.str(v.type);
+  std::uint64_t bits = 0;
+  for (char c : t.size() > 2 ? t.substr(2) : std::string_view{}) {
+    if (c < '0' || c > '9') return 0;
+    bits = bits * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  if (t == ".pred") bits = 8;
+  return bits / 8 * std::max<std::uint64_t>(1, v.vec) * v.elements();
+}
+
+// The type and width of a struct's field: a tensor is an 8-byte address (nullopt type); a scalar
+// has the field's dtype, else the scalar's own.
+struct field_shape {
+  std::optional<dtype> type;
+  std::uint32_t bytes = 8;
+};
+inline field_shape shape_of_field(const pair_spec& s, const struct_field& f) {
+  if (s.tensors.contains(f.name)) return {};
+  std::optional<dtype> t = f.type;
+  if (!t) t = s.scalars.at(f.name).type;
+  return {t, t ? check::bytes(*t) : 0u};
+}
+
+// A struct parameter against its PTX declaration: every field a tensor or scalar of the spec,
+// inside the parameter, aligned to its width, and no two overlapping.
+inline void check_struct(const pair_spec& s, const char* side, const kernel_spec& k, std::size_t i, const std::string& p,
+                         const struct_spec& st, const ptx::variable& param, const ptx::module& m) {
+  std::string at = std::string(side) + ": parameter " + std::to_string(i) + " ('" + p + "', " + std::string(m.str(param.type)) +
+                   (param.dims.empty() ? "" : "[" + std::to_string(param.elements()) + "]") + " at " + k.ptx + ":" +
+                   std::to_string(param.line) + ")";
+  std::uint64_t size = param_bytes(m, param);
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> spans;  // [begin, end) of each field, in order
+  std::vector<std::string> names;
+  for (const struct_field& f : st.fields) {
+    std::string what = "field '" + f.name + "' at byte " + std::to_string(f.offset);
+    if (!s.tensors.contains(f.name) && !s.scalars.contains(f.name))
+      spec_error(s, at + ": " + what + " is neither a tensor nor a scalar of the spec");
+    field_shape sh = shape_of_field(s, f);
+    if (!sh.bytes) spec_error(s, at + ": " + what + " is a scalar without a dtype: give the field a \"dtype\"");
+    if (f.offset % sh.bytes != 0)
+      spec_error(s, at + ": " + what + " (" + std::to_string(sh.bytes) + " bytes) is misaligned: its offset is not a multiple of " +
+                        std::to_string(sh.bytes));
+    if (f.offset + sh.bytes > size)
+      spec_error(s, at + ": " + what + " (" + std::to_string(sh.bytes) + " bytes) runs past the end of the " +
+                        std::to_string(size) + "-byte parameter");
+    for (std::size_t j = 0; j < spans.size(); ++j)
+      if (f.offset < spans[j].second && spans[j].first < f.offset + sh.bytes)
+        spec_error(s, at + ": " + what + " overlaps field '" + names[j] + "' at byte " + std::to_string(spans[j].first));
+    if (auto sc = s.scalars.find(f.name); sc != s.scalars.end() && !sc->second.symbolic)
+      if (std::string why = scalar_problem(sc->second.value, "." + std::string(check::name(*sh.type))); !why.empty())
+        spec_error(s, at + ": " + what + ": " + why);
+    spans.emplace_back(f.offset, f.offset + sh.bytes);
+    names.push_back(f.name);
+  }
+}
+
 }  // namespace detail
 
 // The index of kernel spec `k`'s entry in module `m` (its "entry", or the module's only kernel),
@@ -259,9 +333,13 @@ inline std::size_t resolve_kernel(const pair_spec& s, const char* side, const ke
   for (std::size_t i = 0; i < k.params.size(); ++i) {
     const std::string& p = k.params[i];
     bool is_tensor = s.tensors.contains(p), is_scalar = s.scalars.contains(p);
+    if (auto st = s.structs.find(p); st != s.structs.end()) {
+      detail::check_struct(s, side, k, i, p, st->second, f->params[i], m);
+      continue;
+    }
     if (!is_tensor && !is_scalar)
       detail::spec_error(s, std::string(side) + ": parameter " + std::to_string(i) + " is '" + p +
-                        "', which is neither a tensor nor a scalar of the spec");
+                        "', which is neither a tensor, a scalar nor a struct of the spec");
     std::string_view type = m.str(f->params[i].type);
     bool wide = type == ".u64" || type == ".s64" || type == ".b64";
     if (is_tensor && !wide)
@@ -297,7 +375,11 @@ inline resolved_pair resolve(const pair_spec& s) {
   for (auto& [name, t] : s.tensors) {
     bool used = false;
     for (auto* k : {&s.reference, &s.candidate})
-      for (auto& p : k->params) used = used || p == name;
+      for (auto& p : k->params) {
+        used = used || p == name;
+        if (auto st = s.structs.find(p); st != s.structs.end())
+          for (auto& f : st->second.fields) used = used || f.name == name;
+      }
     if (!used) detail::spec_error(s, "tensor '" + name + "' is not a parameter of either kernel");
   }
   return r;

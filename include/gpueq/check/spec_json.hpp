@@ -103,8 +103,8 @@ class spec_reader {
   }
 
   void read(const nlohmann::json& j, const std::filesystem::path& dir) {
-    only_keys(j, "", {"$schema", "description", "tensors", "scalars", "reference", "candidate", "kernel", "expect", "culprit",
-                      "note"});
+    only_keys(j, "", {"$schema", "description", "tensors", "scalars", "structs", "reference", "candidate", "kernel", "expect",
+                      "culprit", "note"});
     if (j.contains("description")) s_.description = text(j["description"], "description");
     if (j.contains("note")) s_.note = text(j["note"], "note");
     if (!j.contains("tensors") || !j["tensors"].is_object() || j["tensors"].empty())
@@ -152,6 +152,40 @@ class spec_reader {
           fail(path, "expected a number or an object");
         }
         s_.scalars.emplace(name, sc);
+      }
+    }
+    if (j.contains("structs")) {  // by-value struct parameters: fields at byte offsets
+      if (!j["structs"].is_object()) fail("structs", "expected an object");
+      for (auto& [name, v] : j["structs"].items()) {
+        std::string path = "structs." + name;
+        if (s_.tensors.contains(name) || s_.scalars.contains(name)) fail(path, "the name is also a tensor or a scalar");
+        only_keys(v, path, {"fields"});
+        if (!v.contains("fields") || !v["fields"].is_array() || v["fields"].empty())
+          fail(path + ".fields", "expected a non-empty list of fields");
+        struct_spec st;
+        for (std::size_t i = 0; i < v["fields"].size(); ++i) {
+          const auto& f = v["fields"][i];
+          std::string at = path + ".fields[" + std::to_string(i) + "]";
+          only_keys(f, at, {"offset", "name", "dtype"});
+          if (!f.contains("offset") || !f.contains("name")) fail(at, "needs \"offset\" and \"name\"");
+          struct_field sf;
+          sf.offset = positive(f["offset"], at + ".offset", 0);
+          sf.name = text(f["name"], at + ".name");
+          if (!s_.tensors.contains(sf.name) && !s_.scalars.contains(sf.name))
+            fail(at + ".name", "'" + sf.name + "' is neither a tensor nor a scalar of the spec");
+          if (f.contains("dtype")) {
+            if (s_.tensors.contains(sf.name)) fail(at + ".dtype", "a tensor field is an 8-byte address and takes no dtype");
+            sf.type = type(f["dtype"], at + ".dtype");
+            auto own = s_.scalars.at(sf.name).type;
+            if (own && *own != *sf.type)
+              fail(at + ".dtype", "the scalar '" + sf.name + "' is " + std::string(check::name(*own)) + ", not " +
+                                      std::string(check::name(*sf.type)));
+          } else if (s_.scalars.contains(sf.name) && !s_.scalars.at(sf.name).type) {
+            fail(at, "the scalar '" + sf.name + "' has no dtype: give the field one (\"dtype\": \"s32\")");
+          }
+          st.fields.push_back(std::move(sf));
+        }
+        s_.structs.emplace(name, std::move(st));
       }
     }
     if (j.contains("kernel")) {  // a single-kernel spec (gpueq run, gpueq race)

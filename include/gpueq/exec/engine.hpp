@@ -230,7 +230,11 @@ class engine {
     next_check_ = 0;
     update_next_check();
     params_.clear();
-    for (std::uint32_t i = 0; i < l_.params.size(); ++i) params_.push_back(param_value(i));
+    param_fields_.assign(l_.params.size(), {});
+    for (std::uint32_t i = 0; i < l_.params.size(); ++i) {
+      params_.push_back(param_value(i));
+      for (const field_binding& f : l_.params[i].fields) param_fields_[i].push_back(bound_value(f.tensor, f.index, f.type));
+    }
     locals_.clear();
     locals_.resize(local_top_ ? n_ : 0);
     o_.on_start(info);
@@ -717,6 +721,36 @@ class engine {
 
   // ---- execution ---------------------------------------------------------------------------
 
+  // Why a call is still in the program: decode inlines every direct call of a function with a
+  // body (ptx/inline.hpp) up to program::call_depth nested calls, so a call that a thread reaches
+  // is an indirect one, one of a function without a body, or one nested deeper than that.
+  std::string call_not_inlined(const xinstr& x) const {
+    const xoperand* callee = nullptr;
+    for (const xoperand& o : x.ops)
+      if (o.k != xoperand::kind::vector) {
+        callee = &o;
+        break;
+      }
+    if (!callee || callee->k != xoperand::kind::symbol)
+      return "an indirect call (through a function pointer" +
+             (callee && callee->k == xoperand::kind::reg ? " in register " + register_name(callee->reg) : std::string()) +
+             ") is not supported: gpueq inlines the device functions a call names";
+    std::string_view name = p_.str(callee->sym);
+    std::string shown = "'" + support::readable_symbol(name) + "'";
+    if (support::readable_symbol(name) != name) shown += " (" + std::string(name) + ")";
+    const ptx::function* g = ptx::defined_function(*p_.module, name);
+    if (!g || !g->has_body)
+      return "a call of " + shown + ", which has no body in this module (an .extern function" +
+             (name == "vprintf" ? std::string(": printf") : std::string()) + "): gpueq runs only device functions it can inline";
+    if (p_.call_depth >= ptx::max_call_depth)
+      return "a call of " + shown + " nested " + std::to_string(p_.call_depth + 1) + " calls deep: recursion deeper than " +
+             std::to_string(ptx::max_call_depth) + " nested calls is not supported (gpueq inlines device functions, and " +
+             "inlines calls at most " + std::to_string(ptx::max_call_depth) + " deep)";
+    return "a call of " + shown + " nested " + std::to_string(p_.call_depth + 1) + " calls deep: gpueq inlines device " +
+           "functions, and inlining this kernel's calls more than " + std::to_string(p_.call_depth) + " deep would exceed " +
+           std::to_string(ptx::max_inlined_instructions) + " instructions (recursion that branches)";
+  }
+
   void step(std::uint32_t t) {
     const std::uint32_t pc = pc_[t];
     const xinstr& x = p_.code[pc];
@@ -757,6 +791,7 @@ class engine {
     switch (x.op) {  // instructions that decide where the thread goes next
       case op::bra: pc_[t] = x.target; return;
       case op::ret: case op::exit: exit_thread(t, pc); return;
+      case op::call: fail_at(error_kind::unsupported, t, call_not_inlined(x));
       case op::bar: case op::barrier: return barrier(t, x, pc);
       case op::mbarrier_test_wait: case op::mbarrier_try_wait: return mbarrier_wait(t, x, pc);
       case op::bar_warp_sync: case op::shfl: case op::vote: case op::match: case op::redux: case op::elect:
@@ -930,6 +965,8 @@ class engine {
   };
   void layout_memory(run_info& info);
   value param_value(std::uint32_t i);
+  value bound_value(bool tensor, std::uint32_t index, vtype t);
+  value param_field(std::uint32_t t, std::uint32_t i, std::uint64_t offset, std::uint32_t width);
   void add_region(memory_space space, const ptx::variable& v, std::uint64_t base, std::uint64_t size, std::uint32_t el);
   void initialize(region<real>& r, const ptx::variable& v, std::uint32_t el);
   address_value effective_address(std::uint32_t t, const xoperand& a);
@@ -1050,6 +1087,7 @@ class engine {
   boost::unordered_flat_map<std::uint32_t, symbol> symbols_;
   std::vector<std::uint32_t> dynamic_symbols_;
   std::vector<value> params_;
+  std::vector<std::vector<value>> param_fields_;  // per struct parameter, its fields' values
 
   // A region as locate_fast sees it: bytes is 0 unless no other region of its window starts
   // inside it (only then is an address within it found without the search).

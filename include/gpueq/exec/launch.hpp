@@ -1,6 +1,6 @@
 // How one kernel is launched for a run: grid and block shape, which CTA to run, dynamic shared
 // memory, and what each kernel parameter is bound to (a tensor with its element type, shape and
-// role, or a scalar that is a concrete number or a symbolic real). Plain data: check/ builds it
+// role, a scalar that is a concrete number or a symbolic real, or a struct of such fields). Plain data: check/ builds it
 // from a pair spec, tests and library users build it directly.
 #pragma once
 
@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpueq::exec {
@@ -39,10 +40,27 @@ struct scalar_binding {
   double value = 0;       // concrete: converted to the parameter's PTX type
 };
 
-// Parameter i of the kernel is tensors[index] or scalars[index].
+// A field of a by-value struct parameter: `bytes` bytes at byte `offset` of the parameter, a
+// tensor's base address (8 bytes) or a scalar of type `type`.
+struct field_binding {
+  std::uint64_t offset = 0;
+  std::uint32_t bytes = 8;
+  bool tensor = true;
+  std::uint32_t index = 0;  // into tensors or scalars
+  vtype type = vtype::u64;  // a scalar's type
+};
+
+// Parameter i of the kernel is tensors[index] or scalars[index], or, when `fields` is not empty,
+// a struct passed by value (`.param .align 8 .b8 p[N]`) made of those fields.
 struct param_binding {
   bool tensor = true;
   std::uint32_t index = 0;
+  std::vector<field_binding> fields;
+  // A constructor rather than aggregate initialization, so that `{true, i}` (a plain parameter,
+  // the form from before struct parameters) still initializes every member.
+  param_binding() = default;
+  param_binding(bool is_tensor, std::uint32_t i, std::vector<field_binding> struct_fields = {})
+      : tensor(is_tensor), index(i), fields(std::move(struct_fields)) {}
 };
 
 struct launch {

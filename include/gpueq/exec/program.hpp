@@ -15,6 +15,7 @@
 
 #include <gpueq/exec/domain.hpp>
 #include <gpueq/exec/values.hpp>
+#include <gpueq/ptx/inline.hpp>
 #include <gpueq/ptx/ir.hpp>
 #include <gpueq/support/diagnostics.hpp>
 
@@ -23,6 +24,7 @@
 
 #include <bit>
 #include <atomic>
+#include <memory>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -142,10 +144,17 @@ struct xinstr {
   bool has(flag f) const { return flags >> static_cast<unsigned>(f) & 1u; }
 };
 
-// A decoded kernel; refers to the module it came from (for names and lines).
+// A decoded kernel; refers to the module it came from (for names and lines). A kernel that calls
+// device functions is decoded with its calls inlined (ptx/inline.hpp): `module` and `function` are
+// then a copy the program owns (`owned`), in which `function` is the inlined kernel, so that
+// instruction indices, lines and names all refer to it.
 struct program {
   const ptx::module* module = nullptr;
   const ptx::function* function = nullptr;
+  std::shared_ptr<const ptx::module> owned;  // the module with the kernel's calls inlined, if it has calls
+  // Calls nested deeper than this were not inlined (ptx::max_call_depth, or less where deeper
+  // inlining would exceed ptx::max_inlined_instructions); a thread that reaches one stops.
+  std::uint32_t call_depth = ptx::max_call_depth;
   std::vector<xinstr> code;
   std::vector<fast_form> fast;  // per instruction of code
   std::uint32_t registers = 0;
@@ -613,7 +622,8 @@ class decoder {
 
 }  // namespace detail
 
-// Decodes a kernel (throws support::diagnostic_error for an unknown special register).
+// Decodes a kernel, its device-function calls inlined (ptx/inline.hpp; throws
+// support::diagnostic_error for a call whose arguments do not match the function).
 // How many programs this process has decoded: check's prepared kernels decode each side once per
 // check, and a test holds them to it.
 inline std::atomic<std::uint64_t>& decode_count() {
@@ -623,7 +633,18 @@ inline std::atomic<std::uint64_t>& decode_count() {
 
 inline program decode(const ptx::module& m, const ptx::function& f) {
   ++decode_count();
-  return detail::decoder(m, f).run();
+  if (!ptx::has_calls(f)) return detail::decoder(m, f).run();
+  auto owned = std::make_shared<ptx::module>(m);
+  ptx::inlined_kernel k = ptx::inline_calls(*owned, f);
+  std::size_t at = owned->functions.size();
+  for (std::size_t i = 0; i < m.functions.size(); ++i)
+    if (&m.functions[i] == &f) at = i;
+  if (at < owned->functions.size()) owned->functions[at] = std::move(k.flat);
+  else owned->functions.push_back(std::move(k.flat));
+  program p = detail::decoder(*owned, owned->functions[at]).run();
+  p.owned = std::move(owned);
+  p.call_depth = k.depth_limit;
+  return p;
 }
 
 }  // namespace gpueq::exec

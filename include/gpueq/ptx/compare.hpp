@@ -88,6 +88,9 @@ struct comparer {
     if (x.label_names.size() != y.label_names.size()) return fail("function " + n + ": labels differ");
     for (std::size_t i = 0; i < x.label_names.size(); ++i)
       if (!name(x.label_names[i], y.label_names[i])) return fail("function " + n + ": labels differ");
+    if (x.prototypes.size() != y.prototypes.size()) return fail("function " + n + ": call prototypes differ");
+    for (std::size_t i = 0; i < x.prototypes.size(); ++i)
+      if (!name(x.prototypes[i], y.prototypes[i])) return fail("function " + n + ": call prototypes differ");
     if (x.locs.size() != y.locs.size()) return fail("function " + n + ": .loc directives differ");
     for (std::size_t i = 0; i < x.locs.size(); ++i)
       if (!loc(x.locs[i], y.locs[i])) return fail("function " + n + ": .loc directives differ");

@@ -223,10 +223,10 @@ struct performance_directive {
 };
 
 // Order of a function body for printing: which item comes before which instruction.
-enum class body_item_kind : std::uint8_t { instruction, label, reg_decl, variable, block_open, block_close, pragma, loc };
+enum class body_item_kind : std::uint8_t { instruction, label, reg_decl, variable, block_open, block_close, pragma, loc, prototype };
 struct body_item {
   body_item_kind kind;
-  std::uint32_t index;  // into instructions / label_names / regs / locals / pragmas / locs
+  std::uint32_t index;  // into instructions / label_names / regs / locals / pragmas / locs / prototypes
   friend bool operator==(const body_item&, const body_item&) = default;
 };
 
@@ -246,6 +246,9 @@ struct function {
   // label -> instruction index (the first definition of a name; branches use instruction::target)
   boost::unordered_flat_map<std::uint32_t, std::uint32_t> labels;
   std::vector<std::uint32_t> pragmas;                                   // interned pragma strings
+  // `.callprototype (...) _ (...);` after a label (the signature of an indirect call's target),
+  // interned verbatim from `.callprototype` to the `;`: printed back, never executed.
+  std::vector<std::uint32_t> prototypes;
   std::vector<source_loc> locs;  // every `.loc` directive, in order (instructions copy the last one)
   std::vector<body_item> body;
   std::uint32_t line = 0, column = 0;

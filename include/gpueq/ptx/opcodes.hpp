@@ -189,8 +189,7 @@ constexpr opcode_status unsupported(std::string_view message) { return opcode_st
   X(bra, "bra", 1, 1, control, supported)                                                                            \
   X(brx_idx, "brx.idx", 2, 2, control,                                                                               \
     unsupported("brx.idx (indirect branch through a label table) is not modelled yet"))                              \
-  X(call, "call", 1, 4, control,                                                                                     \
-    unsupported("call (a call to a .func) is not modelled yet: only kernels whose device functions are inlined run")) \
+  X(call, "call", 1, 4, control, supported)                                                                          \
   X(ret, "ret", 0, 0, control, supported)                                                                            \
   X(exit, "exit", 0, 0, control, supported)                                                                          \
   X(trap, "trap", 0, 0, control, supported)                                                                          \

@@ -408,7 +408,11 @@ class parser {
     reg_cache_.clear();
     for (auto* list : {&f.params, &f.returns})
       for (auto& p : *list)
-        if (p.space == state_space::reg) scopes_[0].exact.emplace(p.name, p.name);
+        if (p.space == state_space::reg) {
+          scopes_[0].exact.emplace(p.name, p.name);
+          // `.func (.reg .f32 r) f(.reg .f32 a)`: the body names them without `%`.
+          if (!m_.str(p.name).starts_with('%')) plain_registers_ = true;
+        }
     std::size_t depth = 0;
     pending_branches_.clear();
     scoped_labels_.clear();
@@ -545,6 +549,16 @@ class parser {
       expect(';', "after a variable declaration");
       item(body_item_kind::variable, static_cast<std::uint32_t>(f.locals.size()));
       f.locals.push_back(std::move(v));
+    } else if (d == ".callprototype") {
+      // `label: .callprototype (.param .b32 _) _ (.param .b32 _);`: the signature an indirect
+      // call names, kept verbatim (gpueq refuses indirect calls when one runs).
+      token e = t;
+      while (!e.is(';')) {
+        e = next();
+        if (e.kind == token_kind::end) fail(t, "unterminated .callprototype");
+      }
+      item(body_item_kind::prototype, static_cast<std::uint32_t>(f.prototypes.size()));
+      f.prototypes.push_back(intern(lex_.source().substr(t.offset, e.offset + 1 - t.offset)));
     } else if (d == ".extern" || d == ".visible" || d == ".weak") {
       fail(t, "linkage " + show(t) + " is not allowed inside a function body");
     } else {

@@ -257,6 +257,11 @@ class printer {
         case body_item_kind::loc: loc_text(f.locs[index]); break;
         case body_item_kind::block_open: out_ += "\t{\n"; break;
         case body_item_kind::block_close: out_ += "\t}\n"; break;
+        case body_item_kind::prototype:
+          out_ += '\t';
+          out_ += m_.str(f.prototypes[index]);
+          out_ += '\n';
+          break;
         case body_item_kind::pragma:
           out_ += "\t.pragma \"";
           out_ += m_.str(f.pragmas[index]);

@@ -183,20 +183,45 @@ inline typename D::result engine<D, O>::output_value(std::uint32_t tensor, const
 template <value_domain D, observer O>
 inline auto engine<D, O>::param_value(std::uint32_t i) -> value {
   const param_binding& b = l_.params[i];
-  if (b.tensor) {
-    value v = value::of_bits(regions_[b.index].base);
-    v.provenance = b.index + 1;
+  if (!b.fields.empty()) return value{};  // a struct: its fields are read one by one (param_field)
+  return bound_value(b.tensor, b.index, type_of(p_.function->params[i].type));
+}
+
+// A tensor's base address or scalar `index` as a value of PTX type t.
+template <value_domain D, observer O>
+inline auto engine<D, O>::bound_value(bool tensor, std::uint32_t index, vtype t) -> value {
+  if (tensor) {
+    value v = value::of_bits(regions_[index].base);
+    v.provenance = index + 1;
     return v;
   }
-  const scalar_binding& s = l_.scalars[b.index];
-  vtype t = type_of(p_.function->params[i].type);
+  const scalar_binding& s = l_.scalars[index];
   if (s.symbolic) {
-    input_ref in{static_cast<std::uint32_t>(l_.tensors.size() + b.index), s.name, 0, {},
+    input_ref in{static_cast<std::uint32_t>(l_.tensors.size() + index), s.name, 0, {},
                  rkind_of(t).value_or(rkind::f32)};
     return value::of_real(guarded([&] { return d_.input(in); }, 0), in.kind);
   }
   if (auto k = rkind_of(t)) return value::of_bits(floats::encode(floats::round_to(s.value, *k), *k));
   return value::of_bits(static_cast<std::uint64_t>(static_cast<std::int64_t>(s.value)));
+}
+
+// Bytes [offset, offset + width) of struct parameter i: the field there, read whole.
+template <value_domain D, observer O>
+inline auto engine<D, O>::param_field(std::uint32_t t, std::uint32_t i, std::uint64_t offset, std::uint32_t width) -> value {
+  const param_binding& b = l_.params[i];
+  for (std::size_t f = 0; f < b.fields.size(); ++f) {
+    const field_binding& fb = b.fields[f];
+    if (fb.offset != offset || fb.bytes != width) continue;
+    return param_fields_[i][f];
+  }
+  std::string fields;
+  for (const field_binding& fb : b.fields)
+    fields += (fields.empty() ? "" : ", ") +
+              (fb.tensor ? l_.tensors[fb.index].name : l_.scalars[fb.index].name) + " at " + std::to_string(fb.offset) + " (" +
+              std::to_string(fb.bytes) + " bytes)";
+  fail_at(error_kind::unsupported, t,
+          "a read of bytes " + std::to_string(offset) + " to " + std::to_string(offset + width - 1) + " of struct parameter '" +
+              std::string(p_.str(p_.function->params[i].name)) + "', which are not one field of the spec (fields: " + fields + ")");
 }
 
 template <value_domain D, observer O>
@@ -391,9 +416,15 @@ inline void engine<D, O>::load(std::uint32_t t, const xinstr& x, std::uint32_t p
   if (x.space == ptx::state_space::param) {
     const xoperand& a = x.ops[1];
     auto it = symbols_.find(a.sym);
-    if (!a.base_symbol || it == symbols_.end() || it->second.k != symbol::kind::param || a.imm != 0 || n != 1)
-      fail_at(error_kind::unsupported, t, "a parameter read other than a whole scalar parameter");
-    return write(t, dst, params_[it->second.index]);
+    if (!a.base_symbol || it == symbols_.end() || it->second.k != symbol::kind::param)
+      fail_at(error_kind::unsupported, t, "a parameter read other than of a kernel parameter by name");
+    std::uint32_t i = it->second.index;
+    if (!l_.params[i].fields.empty()) {  // a struct passed by value: each element reads one field
+      for (std::uint32_t e = 0; e < n; ++e) write(t, n == 1 ? dst : dst.elems[e], param_field(t, i, a.imm + std::uint64_t{e} * w, w));
+      return;
+    }
+    if (a.imm != 0 || n != 1) fail_at(error_kind::unsupported, t, "a parameter read other than a whole scalar parameter");
+    return write(t, dst, params_[i]);
   }
   check_alignment(t, addr.at, w * n);
   place p = locate(t, x.has_space ? x.space : ptx::state_space::generic, addr, w * n);
