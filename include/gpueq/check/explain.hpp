@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace gpueq::check {
@@ -164,7 +165,7 @@ inline counterexample_report counterexample_input(const pair_spec& spec, const t
     vals.resize(t.elements());
     for (auto& v : vals) {
       seed = support::mix64(seed + 1);
-      v = detail::format_value(static_cast<double>(seed >> 11) / static_cast<double>(1ull << 53) * 2 - 1, t.type);
+      v = detail::format_value(detail::random_unit(seed), t.type);
     }
   }
   for (auto& [name, sc] : spec.scalars)
@@ -244,6 +245,24 @@ struct race_witness {
   std::string note;          // a run that failed, or why nothing differs
 };
 
+namespace detail {
+
+// The first output element (tensor, flat index) whose bits differ between two runs, or that one
+// run wrote and the other did not; nullopt when the runs agree everywhere.
+template <class R>
+std::optional<std::pair<std::string, std::uint64_t>> first_bit_difference(const grid_run<R>& x, const grid_run<R>& y) {
+  for (const auto& [name, vx] : x.values) {
+    const auto& vy = y.values.at(name);
+    for (std::uint64_t i = next_either(vx, vy, 0); i < vx.size(); i = next_either(vx, vy, i + 1))
+      if (vx[i].has_value() != vy[i].has_value() ||
+          (vx[i] && std::bit_cast<std::uint64_t>(*vx[i]) != std::bit_cast<std::uint64_t>(*vy[i])))
+        return std::pair{name, i};
+  }
+  return std::nullopt;
+}
+
+}  // namespace detail
+
 inline race_witness witness(const pair_spec& spec, const prepared_kernel& k, const exec::dim3& cta, const race::race& r) {
   race_witness w;
   std::uint32_t n = k.kernel.block[0] * k.kernel.block[1] * k.kernel.block[2];
@@ -267,17 +286,7 @@ inline race_witness witness(const pair_spec& spec, const prepared_kernel& k, con
     w.note = "a float32 run stopped: " + (ga.error ? ga.error->message : gb.error->message);
     return w;
   }
-  auto same = [&](const auto& x, const auto& y) {
-    for (auto& [name, vx] : x.values)
-      for (std::uint64_t i = next_either(vx, y.values.at(name), 0); i < vx.size();
-           i = next_either(vx, y.values.at(name), i + 1)) {
-        const auto& vy = y.values.at(name)[i];
-        if (vx[i].has_value() != vy.has_value() || (vx[i] && std::bit_cast<std::uint64_t>(*vx[i]) != std::bit_cast<std::uint64_t>(*vy)))
-          return false;
-      }
-    return true;
-  };
-  if (same(ga, gb)) {
+  if (!detail::first_bit_difference(ga, gb)) {
     // When the second thread already comes first in the order (the run reached the accesses in
     // later sweeps, after barriers), delay the first thread to the end of every sweep instead.
     std::vector<std::uint32_t> late;
@@ -285,21 +294,18 @@ inline race_witness witness(const pair_spec& spec, const prepared_kernel& k, con
       if (t != r.first.thread) late.push_back(t);
     late.push_back(r.first.thread);
     auto gc = run(late);
-    if (!gc.error && !same(ga, gc)) {
+    if (!gc.error && detail::first_bit_difference(ga, gc)) {
       gb = std::move(gc);
       w.schedule_b = "round robin with thread " + std::to_string(r.first.thread) + " last in every sweep";
     }
   }
-  for (auto& [name, va] : ga.values) {
-    const auto& vb = gb.values.at(name);
-    for (std::uint64_t i = next_either(va, vb, 0); i < va.size(); i = next_either(va, vb, i + 1))
-      if (va[i].has_value() != vb[i].has_value() || (va[i] && std::bit_cast<std::uint64_t>(*va[i]) != std::bit_cast<std::uint64_t>(*vb[i]))) {
-        w.differs = true;
-        w.where = name + "[" + std::to_string(i) + "]";
-        w.a = va[i].value_or(NAN);
-        w.b = vb[i].value_or(NAN);
-        return w;
-      }
+  if (auto d = detail::first_bit_difference(ga, gb)) {
+    const auto& [name, i] = *d;
+    w.differs = true;
+    w.where = name + "[" + std::to_string(i) + "]";
+    w.a = std::as_const(ga.values.at(name))[i].value_or(NAN);
+    w.b = std::as_const(gb.values.at(name))[i].value_or(NAN);
+    return w;
   }
   w.note = "the outputs are the same under both schedules on these inputs (the race may not change the outputs, or "
            "needs another interleaving)";
