@@ -96,7 +96,7 @@ inline bool screen(check_result& res, std::initializer_list<const side_report*> 
       add(verdict::deadlock, *side, side->name + " kernel is not well-synchronized:\n" + side->race_text);
   for (const side_report* side : sides)
     for (auto& c : side->conflicts)
-      add(verdict::race, *side, side->name + " kernel: two CTAs write one output element (an inter-CTA race): " + c);
+      add(verdict::race, *side, side->name + " kernel: two CTAs access one element and one of them writes it (an inter-CTA race): " + c);
   if (res.findings.empty()) return false;
   res.v = res.findings.front().v;
   res.summary = res.findings.front().message;

@@ -28,6 +28,9 @@ struct stored_value {
   cell<R> value;
   std::uint64_t offset = 0;
   std::uint32_t width = 0;
+  // An input element read and kept here so that later reads see the same value: the element is
+  // not written, so touched_elements and an output read pass over it.
+  bool materialized = false;
 };
 
 template <class R>
@@ -59,28 +62,39 @@ class region {
   const stored_value<R>& value(std::uint32_t slot_id) const { return values_[slot_id - 1]; }
   const std::vector<stored_value<R>>& values() const { return values_; }
 
-  // Stores a cell over [offset, offset + width). The caller checked bounds.
-  void store(std::uint64_t offset, std::uint32_t width, cell<R> c) {
+  // Stores a cell over [offset, offset + width). The caller checked bounds. `materialized`: the
+  // cell is an input element's value being read, not a write.
+  void store(std::uint64_t offset, std::uint32_t width, cell<R> c, bool materialized = false) {
     std::uint32_t s = slot(offset);
     if (s && values_[s - 1].offset == offset && values_[s - 1].width == width) {
       values_[s - 1].value = std::move(c);  // the same place again: overwrite in place
+      values_[s - 1].materialized = materialized;
       return;
     }
-    values_.push_back({std::move(c), offset, width});
+    values_.push_back({std::move(c), offset, width, materialized});
     auto id = static_cast<std::uint32_t>(values_.size());
     for (std::uint64_t b = offset; b < offset + width; ++b) set_slot(b, id);
   }
 
   // The indices of the elements that some store touched, ascending and distinct: the union of
-  // every stored value's byte range. A value later overwritten in part still names its elements,
-  // which stay written. Costs what was stored, not the region's size.
+  // every stored value's byte range (materialized inputs left out). A value later overwritten in
+  // part still names its elements, which stay written. Costs what was stored, not the region's
+  // size.
   std::vector<std::uint64_t> touched_elements() const {
     std::vector<std::uint64_t> out;
     for (const auto& v : values_)
-      for (std::uint64_t e = v.offset / element_bytes; e * element_bytes < v.offset + v.width; ++e) out.push_back(e);
+      if (!v.materialized)
+        for (std::uint64_t e = v.offset / element_bytes; e * element_bytes < v.offset + v.width; ++e) out.push_back(e);
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
+  }
+
+  // Whether some byte of [offset, offset + width) holds a written (not materialized) value.
+  bool written(std::uint64_t offset, std::uint32_t width) const {
+    for (std::uint64_t b = offset; b < offset + width; ++b)
+      if (std::uint32_t s = slot(b); s && !values_[s - 1].materialized) return true;
+    return false;
   }
 
   // The stored value that covers exactly [offset, offset + width), if any.

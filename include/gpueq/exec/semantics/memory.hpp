@@ -150,9 +150,7 @@ template <value_domain D, observer O>
 inline auto engine<D, O>::output(std::uint32_t tensor, std::uint64_t element) -> std::optional<value> {
   region<real>& r = regions_[tensor];
   std::uint64_t off = element * r.element_bytes;
-  bool written = false;
-  for (std::uint32_t b = 0; b < r.element_bytes; ++b) written = written || r.slot(off + b);
-  if (!written) return std::nullopt;
+  if (!r.written(off, r.element_bytes)) return std::nullopt;  // untouched, or only read
   if (const value* c = r.exact(off, r.element_bytes)) return *c;
   return assemble(r, off, r.element_bytes, 0, 0);
 }
@@ -359,7 +357,8 @@ auto engine<D, O>::load_pieces(std::uint32_t t, region<real>& r, std::uint64_t o
       for (std::uint32_t b = 0; b < r.element_bytes; ++b) fresh = fresh && !r.slot(e * r.element_bytes + b);
       if (!fresh) continue;
       input_ref in{r.tensor, r.name, e, r.shape, r.kind};
-      r.store(e * r.element_bytes, r.element_bytes, value::of_real(guarded([&] { return d_.input(in); }, t), r.kind));
+      r.store(e * r.element_bytes, r.element_bytes, value::of_real(guarded([&] { return d_.input(in); }, t), r.kind),
+              true);
     }
     if (const value* c = r.exact(offset, width)) return *c;
   }
