@@ -205,7 +205,7 @@ const cli::registrar reg{"identity", [](CLI::App& app) -> cli::runner {
       "Decide whether two real expressions are equal for every input.\n"
       "A --file holds one 'LHS == RHS' per line; 'let NAME = EXPR' lines bind names for later lines.\n"
       "Syntax: inputs x, alpha, q[2][5]; numbers 3, 0.125, 1/3, -2.5e-3; inf; + - * / ^ (integer\n"
-      "exponents); exp log sqrt rsqrt max min tanh erf abs sin cos.\n"
+      "exponents); exp exp2 log log2 sqrt rsqrt rcp max min tanh erf abs sin cos.\n"
       "Exit: 0 equal, 1 different (a separating input is printed), 3 unknown, 4 bad input, 5 resource limit.");
   cmd->add_option("lhs", opt->lhs, "left-hand side");
   cmd->add_option("rhs", opt->rhs, "right-hand side");

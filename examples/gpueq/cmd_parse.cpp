@@ -135,7 +135,7 @@ int run_one(const options& opt) {
     k["lifted"] = nlohmann::ordered_json::array();
     for (auto& li : report.idioms) {
       if (li.function != fi) continue;
-      nlohmann::ordered_json lj{{"idiom", li.name}, {"function", std::string(ptx::name(li.fn))},
+      nlohmann::ordered_json lj{{"idiom", li.name}, {"function", std::string(support::name(li.fn))},
                                 {"line", li.line}, {"replaced_lines", li.lines}};
       if (li.loc.file) {
         auto it = m.files.find(li.loc.file);

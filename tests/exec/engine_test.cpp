@@ -531,3 +531,33 @@ TEST_CASE("legacy lockstep warps make the classic unrolled last warp (reduce5) c
   REQUIRE_MESSAGE(!r.error, r.error->message);
   CHECK(*r.out["out"][0] == want);
 }
+
+TEST_CASE("an inout element that is only read is not written: output() and written_elements pass over it") {
+  // x[0] = x[1] + x[2] by one thread: x[1] and x[2] are read (their input values are kept in the
+  // region so that later reads agree) but nobody writes them, so a check must not count them as
+  // written (the inter-CTA pass once said "written by CTA 1" of an element CTA 1 only read).
+  auto k = load(R"(
+.visible .entry rw(.param .u64 px) {
+  .reg .b64 %rd<3>;
+  .reg .f32 %f<4>;
+  ld.param.u64 %rd1, [px];
+  cvta.to.global.u64 %rd2, %rd1;
+  ld.global.f32 %f1, [%rd2+4];
+  ld.global.f32 %f2, [%rd2+8];
+  add.f32 %f3, %f1, %f2;
+  st.global.f32 [%rd2], %f3;
+  ret;
+})");
+  exec::launch l = one_cta(1, {tensor("x", exec::rkind::f32, {4}, true, true)});
+  values v = small_integers(3);
+  fixture<exec::exact_domain> f(v);
+  exec::null_observer none;
+  exec::engine<exec::exact_domain> e(k->program, l, f.d, none);
+  REQUIRE(!e.run());
+  CHECK(e.written_elements(0) == std::vector<std::uint64_t>{0});
+  REQUIRE(e.output(0, 0).has_value());
+  CHECK(e.output_value(0, *e.output(0, 0)) == v("x", 1) + v("x", 2));
+  CHECK_FALSE(e.output(0, 1).has_value());
+  CHECK_FALSE(e.output(0, 2).has_value());
+  CHECK_FALSE(e.output(0, 3).has_value());
+}

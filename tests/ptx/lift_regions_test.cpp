@@ -18,7 +18,7 @@ std::map<std::string, std::string> regions_lifted(const ptx::module& m, const pt
   for (auto& i : r.idioms) {
     auto& s = out[std::string(m.str(m.functions[i.function].name))];
     if (!s.empty()) s += ' ';
-    s += std::string(ptx::name(i.fn));
+    s += std::string(support::name(i.fn));
   }
   return out;
 }

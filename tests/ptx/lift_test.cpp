@@ -21,7 +21,7 @@ std::map<std::string, std::string> lifted(const ptx::module& m, const ptx::lift_
   for (auto& i : r.idioms) {
     auto& s = out[std::string(m.str(m.functions[i.function].name))];
     if (!s.empty()) s += ' ';
-    s += i.name + ":" + std::string(ptx::name(i.fn));
+    s += i.name + ":" + std::string(support::name(i.fn));
   }
   return out;
 }

@@ -21,6 +21,8 @@
 // indices, or an index used outside a reduction or output that binds it (see tabulate()).
 #pragma once
 
+#include <gpueq/support/operations.hpp>
+
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -292,7 +294,9 @@ constexpr auto let(E e) {
   return let_expr<E>(e);
 }
 
-enum class op { add, sub, mul, div, max, min, neg, exp, log, sqrt, rsqrt, tanh };
+// The operations of expressions: the real operations of support/operations.hpp (add, sub, mul,
+// div, max, min, neg, exp, log, sqrt, rsqrt and tanh are spelled in this language).
+using op = support::real_op;
 
 template <op O, class A, class B>
 struct binary : expr_tag {

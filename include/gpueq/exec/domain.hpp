@@ -12,6 +12,7 @@
 #pragma once
 
 #include <gpueq/exec/values.hpp>
+#include <gpueq/support/operations.hpp>
 
 #include <concepts>
 #include <cstdint>
@@ -25,15 +26,8 @@ namespace gpueq::exec {
 
 // Arithmetic on domain values. For rkind::integer values only add, sub, mul, fma, neg, abs, min,
 // max are asked for.
-enum class aop : std::uint8_t {
-  add, sub, mul, fma, neg, abs, min, max, div, rcp, sqrt, rsqrt, exp, exp2, log, log2, tanh, sin, cos,
-};
-
-inline std::string_view name(aop o) {
-  constexpr std::string_view names[] = {"add", "sub", "mul", "fma", "neg", "abs", "min", "max", "div", "rcp",
-                                        "sqrt", "rsqrt", "exp", "exp2", "log", "log2", "tanh", "sin", "cos"};
-  return names[static_cast<std::size_t>(o)];
-}
+// The arithmetic operations of the engine: the real operations of support/operations.hpp.
+using aop = support::real_op;
 
 // How the float32 domain rounds an operation; symbolic and exact domains ignore it.
 struct float_mode {

@@ -162,6 +162,7 @@ class float32_domain {
       case aop::log: return static_cast<double>(std::log(a));
       case aop::log2: return static_cast<double>(std::log2(a));
       case aop::tanh: return static_cast<double>(std::tanh(a));
+      case aop::erf: return static_cast<double>(std::erf(a));
       case aop::sin: return static_cast<double>(std::sin(a));
       case aop::cos: return static_cast<double>(std::cos(a));
     }
@@ -187,6 +188,7 @@ class float32_domain {
       case aop::log: return std::log(a);
       case aop::log2: return std::log2(a);
       case aop::tanh: return std::tanh(a);
+      case aop::erf: return std::erf(a);
       case aop::sin: return std::sin(a);
       case aop::cos: return std::cos(a);
     }

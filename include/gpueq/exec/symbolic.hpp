@@ -9,6 +9,7 @@
 
 #include <gpueq/exec/domain.hpp>
 #include <gpueq/exec/floats.hpp>
+#include <gpueq/term/operations.hpp>
 #include <gpueq/term/print.hpp>
 #include <gpueq/term/store.hpp>
 
@@ -105,28 +106,9 @@ class symbolic_domain {
       case aop::fma: return fma(x[0], x[1], x[2]);
       default: break;
     }
-    term::term_id a = close(x[0]), b = x.size() > 1 ? close(x[1]) : term::no_term;
-    switch (o) {
-      case aop::mul: return of(s_.mul(a, b));
-      case aop::neg: return of(s_.neg(a));
-      case aop::abs: return of(s_.apply(term::function::abs, a));
-      case aop::min: return of(s_.min(a, b));
-      case aop::max: return of(s_.max(a, b));
-      case aop::div: return of(s_.div(a, b));
-      case aop::rcp: return of(s_.inv(a));
-      case aop::sqrt: return of(s_.sqrt(a));
-      case aop::rsqrt: return of(s_.rsqrt(a));
-      case aop::exp: return of(s_.exp(a));
-      // 2^x = e^(x ln 2): ln 2 stays an atom (log of a constant), so exp2 meets exp.
-      case aop::exp2: return of(s_.exp(s_.mul(a, ln2())));
-      case aop::log: return of(s_.log(a));
-      case aop::log2: return of(s_.div(s_.log(a), ln2()));
-      case aop::tanh: return of(s_.apply(term::function::tanh, a));
-      case aop::sin: return of(s_.apply(term::function::sin, a));
-      case aop::cos: return of(s_.apply(term::function::cos, a));
-      default: break;
-    }
-    return of(a);
+    boost::container::small_vector<term::term_id, 3> args;
+    for (const real& r : x) args.push_back(close(r));
+    return of(term::build(s_, o, std::span<const term::term_id>(args.data(), args.size())));
   }
 
   std::optional<bool> compare(cmp_op c, real x, real y, rkind) {
@@ -277,17 +259,12 @@ class symbolic_domain {
     return r;
   }
 
-  term::term_id ln2() {
-    if (ln2_ == term::no_term) ln2_ = s_.log(s_.constant(2));
-    return ln2_;
-  }
   struct input_cache {
     std::string name;
     std::vector<std::uint64_t> shape;
     std::vector<term::term_id> ids;  // by flat element index; no_term: not made yet
   };
   term::store& s_;
-  term::term_id ln2_ = term::no_term;
   std::vector<input_cache> inputs_;  // by the launch's tensor index
   mutable std::vector<buffer> buffers_;
   std::vector<buffer> spare_;

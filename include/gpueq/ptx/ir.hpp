@@ -9,6 +9,7 @@
 
 #include <gpueq/ptx/opcodes.hpp>
 #include <gpueq/support/diagnostics.hpp>
+#include <gpueq/support/operations.hpp>
 
 #include <boost/container/small_vector.hpp>
 #include <boost/unordered/unordered_flat_map.hpp>
@@ -120,12 +121,8 @@ struct source_loc {
 };
 
 // What an idiom lifted into a `gpueq.lifted` pseudo-instruction computes, as a real function.
-enum class real_function : std::uint8_t { exp, exp2, log, log2, sqrt, rsqrt, rcp, div, tanh };
-
-inline std::string_view name(real_function f) {
-  constexpr std::string_view names[] = {"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "rcp", "div", "tanh"};
-  return names[static_cast<std::size_t>(f)];
-}
+// One of the real operations of support/operations.hpp (name() spells it).
+using real_function = support::real_op;
 
 struct instruction {
   opcode op = opcode::ret;

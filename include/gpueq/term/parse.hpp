@@ -5,12 +5,14 @@
 //   constants     inf, -inf
 //   operators     + - * / ^                  (usual precedence; ^ binds tightest, takes an
 //                                             integer exponent, and is right-associative)
-//   functions     exp log sqrt rsqrt max min tanh erf abs sin cos   (max/min take ≥ 2 args)
+//   functions     the callable rows of support/operations.hpp: rcp min max exp exp2 log log2
+//                 sqrt rsqrt tanh erf abs sin cos   (max/min take ≥ 2 args)
 //   bindings      let D = exp(x[0]) + exp(x[1])     (parse_let; later texts may use D as a term)
 // The parser is a shunting-yard over an explicit stack: megabyte expressions and deep nesting
 // cost no call-stack depth. Errors carry the byte offset, line and column.
 #pragma once
 
+#include <gpueq/term/operations.hpp>
 #include <gpueq/term/store.hpp>
 
 #include <boost/unordered/unordered_flat_map.hpp>
@@ -328,33 +330,27 @@ class parser {
              open.offset);
     };
     term_id r = no_term;
+    const support::real_op o = *find_callable(f);  // known_function(f) held when the call opened
+    if (o == support::real_op::max || o == support::real_op::min) {
+      if (args.size() < 2) fail("'" + std::string(f) + "' takes two or more arguments", open.offset);
+    } else {
+      arity(support::arity(o));
+    }
     try {
-      if (f == "max" || f == "min") {
-        if (args.size() < 2) fail("'" + std::string(f) + "' takes two or more arguments", open.offset);
-        r = f == "max" ? s_.max(args) : s_.min(args);
-      } else {
-        arity(1);
-        if (f == "exp") r = s_.exp(args[0]);
-        else if (f == "log") r = s_.log(args[0]);
-        else if (f == "sqrt") r = s_.sqrt(args[0]);
-        else if (f == "rsqrt") r = s_.rsqrt(args[0]);
-        else {
-          for (std::uint32_t i = 0; i < std::size(function_names); ++i)
-            if (f == function_names[i]) r = s_.apply(static_cast<function>(i), args[0]);
-        }
-      }
+      r = build(s_, o, args);
     } catch (const term_error& e) {
       fail(e.what(), open.offset);
     }
     push(r);
   }
 
-  static bool known_function(std::string_view f) {
-    if (f == "exp" || f == "log" || f == "sqrt" || f == "rsqrt" || f == "max" || f == "min") return true;
-    for (auto n : function_names)
-      if (n == f) return true;
-    return false;
+  // The operations the syntax spells as functions (support/operations.hpp's `callable` column).
+  static std::optional<support::real_op> find_callable(std::string_view f) {
+    auto o = support::find_real_op(f);
+    if (o && support::callable(*o)) return o;
+    return std::nullopt;
   }
+  static bool known_function(std::string_view f) { return find_callable(f).has_value(); }
 
   term_id number() {
     const std::size_t start = pos_;

@@ -19,6 +19,7 @@
 
 #include <gpueq/support/arena.hpp>
 #include <gpueq/support/hash.hpp>
+#include <gpueq/support/operations.hpp>
 #include <gpueq/support/rational.hpp>
 #include <gpueq/support/small_rational.hpp>
 
@@ -86,10 +87,33 @@ enum class kind : std::uint8_t {
 };
 
 // Real functions whose identities we do not model: applications are atoms of the normal form.
-enum class function : std::uint32_t { tanh, erf, abs, sin, cos };
-inline constexpr std::string_view function_names[] = {"tanh", "erf", "abs", "sin", "cos"};
+// The operations of form `apply` in support/operations.hpp, in their order there.
+#define GPUEQ_TERM_FUNCTION_ring(e)
+#define GPUEQ_TERM_FUNCTION_node(e)
+#define GPUEQ_TERM_FUNCTION_derived(e)
+#define GPUEQ_TERM_FUNCTION_apply(e) e,
+#define GPUEQ_X(e, arity, form, callable) GPUEQ_TERM_FUNCTION_##form(e)
+enum class function : std::uint32_t { GPUEQ_REAL_OPERATIONS(GPUEQ_X) };
+#undef GPUEQ_X
+#undef GPUEQ_TERM_FUNCTION_apply
+#define GPUEQ_TERM_FUNCTION_apply(e) support::real_op::e,
+#define GPUEQ_X(e, arity, form, callable) GPUEQ_TERM_FUNCTION_##form(e)
+// function -> its operation.
+inline constexpr support::real_op function_ops[] = {GPUEQ_REAL_OPERATIONS(GPUEQ_X)};
+#undef GPUEQ_X
+#undef GPUEQ_TERM_FUNCTION_ring
+#undef GPUEQ_TERM_FUNCTION_node
+#undef GPUEQ_TERM_FUNCTION_derived
+#undef GPUEQ_TERM_FUNCTION_apply
 
-inline std::string_view name_of(function f) { return function_names[static_cast<std::uint32_t>(f)]; }
+inline constexpr support::real_op op_of(function f) { return function_ops[static_cast<std::uint32_t>(f)]; }
+inline constexpr std::string_view name_of(function f) { return support::name(op_of(f)); }
+// The function an operation of form `apply` is.
+inline constexpr std::optional<function> function_of_op(support::real_op o) {
+  for (std::uint32_t i = 0; i < std::size(function_ops); ++i)
+    if (function_ops[i] == o) return static_cast<function>(i);
+  return std::nullopt;
+}
 
 struct node {
   kind k;

@@ -52,18 +52,7 @@ inline void engine<D, O>::float_op(std::uint32_t t, const xinstr& x) {
 
 template <value_domain D, observer O>
 inline void engine<D, O>::lifted(std::uint32_t t, const xinstr& x) {
-  aop o = aop::exp;
-  switch (x.lifted_fn) {
-    case ptx::real_function::exp: o = aop::exp; break;
-    case ptx::real_function::exp2: o = aop::exp2; break;
-    case ptx::real_function::log: o = aop::log; break;
-    case ptx::real_function::log2: o = aop::log2; break;
-    case ptx::real_function::sqrt: o = aop::sqrt; break;
-    case ptx::real_function::rsqrt: o = aop::rsqrt; break;
-    case ptx::real_function::rcp: o = aop::rcp; break;
-    case ptx::real_function::div: o = aop::div; break;
-    case ptx::real_function::tanh: o = aop::tanh; break;
-  }
+  const aop o = x.lifted_fn;  // the same vocabulary (support/operations.hpp)
   rkind k = rkind_of(x.type).value_or(rkind::f32);
   bool adds = x.has(flag::add);  // fn(inputs...) + the last operand (an idiom fused with an add)
   std::size_t n = x.ops.size() - 1 - (adds ? 1 : 0);
