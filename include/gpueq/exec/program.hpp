@@ -209,18 +209,12 @@ inline const boost::unordered_flat_map<std::string_view, modifier_meaning>& modi
 #undef GPUEQ_FLAG_PICK
 #undef GPUEQ_FLAG_NAME_2
 #undef GPUEQ_FLAG_NAME_1
-    constexpr std::string_view types[] = {".pred", ".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16",
-                                          ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".f16", ".f16x2",
-                                          ".bf16", ".bf16x2", ".f32", ".f64", ".tf32"};
-    for (auto s : types) t.emplace(s, modifier_meaning{w::type, static_cast<std::uint8_t>(*vtype_of(s))});
-    constexpr std::string_view cmps[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi",
-                                         ".hs", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
-    for (auto s : cmps) t.emplace(s, modifier_meaning{w::cmp, static_cast<std::uint8_t>(*cmp_of(s))});
-    constexpr std::pair<std::string_view, rounding> rounds[] = {
-        {".rn", rounding::rn}, {".rz", rounding::rz}, {".rm", rounding::rm}, {".rp", rounding::rp},
-        {".rna", rounding::rna}, {".rni", rounding::rni}, {".rzi", rounding::rzi}, {".rmi", rounding::rmi},
-        {".rpi", rounding::rpi}};
-    for (auto [s, r] : rounds) t.emplace(s, modifier_meaning{w::round, static_cast<std::uint8_t>(r)});
+    for (std::size_t v = 0; v < std::size(ptx::executed_type_spellings); ++v)
+      t.emplace(ptx::executed_type_spellings[v], modifier_meaning{w::type, static_cast<std::uint8_t>(v + 1)});
+    for (std::size_t c = 0; c < std::size(cmp_spellings); ++c)
+      t.emplace(cmp_spellings[c], modifier_meaning{w::cmp, static_cast<std::uint8_t>(c)});
+    for (std::size_t r = 1; r < std::size(rounding_spellings); ++r)
+      t.emplace(rounding_spellings[r], modifier_meaning{w::round, static_cast<std::uint8_t>(r)});
     constexpr std::pair<std::string_view, ptx::state_space> spaces[] = {
         {".global", ptx::state_space::global}, {".shared", ptx::state_space::shared},
         {".shared::cta", ptx::state_space::shared}, {".local", ptx::state_space::local},

@@ -8,29 +8,27 @@
 // PTX control flow needs it and symbolic where the data is.
 #pragma once
 
+#include <gpueq/ptx/types.hpp>
+
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
 
 namespace gpueq::exec {
 
-// PTX scalar types (the instruction's type modifier).
+// PTX scalar types the engine executes (the instruction's type modifier): none, then the rows of
+// GPUEQ_PTX_EXECUTED_TYPES (ptx/types.hpp), which spells them.
 enum class vtype : std::uint8_t {
-  none, pred, b8, b16, b32, b64, b128, u8, u16, u32, u64, s8, s16, s32, s64,
-  f16, f16x2, bf16, bf16x2, f32, f64, tf32,
+  none,
+#define GPUEQ_X(e) e,
+  GPUEQ_PTX_EXECUTED_TYPES(GPUEQ_X)
+#undef GPUEQ_X
 };
 
 inline std::optional<vtype> vtype_of(std::string_view s) {
-  struct entry { std::string_view name; vtype t; };
-  static constexpr entry table[] = {
-      {".pred", vtype::pred}, {".b8", vtype::b8}, {".b16", vtype::b16}, {".b32", vtype::b32},
-      {".b64", vtype::b64},   {".b128", vtype::b128}, {".u8", vtype::u8}, {".u16", vtype::u16},
-      {".u32", vtype::u32},   {".u64", vtype::u64}, {".s8", vtype::s8}, {".s16", vtype::s16},
-      {".s32", vtype::s32},   {".s64", vtype::s64}, {".f16", vtype::f16}, {".f16x2", vtype::f16x2},
-      {".bf16", vtype::bf16}, {".bf16x2", vtype::bf16x2}, {".f32", vtype::f32}, {".f64", vtype::f64},
-      {".tf32", vtype::tf32}};
-  for (auto& e : table)
-    if (e.name == s) return e.t;
+  for (std::size_t i = 0; i < std::size(ptx::executed_type_spellings); ++i)
+    if (ptx::executed_type_spellings[i] == s) return static_cast<vtype>(i + 1);
   return std::nullopt;
 }
 
@@ -78,19 +76,28 @@ constexpr std::optional<rkind> rkind_of(vtype t) {
   }
 }
 
-// Comparison operators of setp/set/slct (ordered, unordered, num/nan, and the integer ones).
-enum class cmp_op : std::uint8_t { eq, ne, lt, le, gt, ge, lo, ls, hi, hs, equ, neu, ltu, leu, gtu, geu, num, nan };
+// Comparison operators of setp/set/slct (ordered, unordered, num/nan, and the integer ones),
+// spelled "." followed by the enumerator.
+#define GPUEQ_EXEC_COMPARISONS(X) \
+  X(eq) X(ne) X(lt) X(le) X(gt) X(ge) X(lo) X(ls) X(hi) X(hs) X(equ) X(neu) X(ltu) X(leu) X(gtu) X(geu) X(num) X(nan)
+// Rounding modes of float arithmetic and conversions (the integer-rounding ones of cvt too),
+// spelled "." followed by the enumerator; `none` is the absence of one.
+#define GPUEQ_EXEC_ROUNDINGS(X) X(rn) X(rz) X(rm) X(rp) X(rna) X(rni) X(rzi) X(rmi) X(rpi)
+
+#define GPUEQ_X(e) e,
+enum class cmp_op : std::uint8_t { GPUEQ_EXEC_COMPARISONS(GPUEQ_X) };
+enum class rounding : std::uint8_t { none, GPUEQ_EXEC_ROUNDINGS(GPUEQ_X) };
+#undef GPUEQ_X
+#define GPUEQ_X(e) "." #e,
+inline constexpr std::string_view cmp_spellings[] = {GPUEQ_EXEC_COMPARISONS(GPUEQ_X)};
+inline constexpr std::string_view rounding_spellings[] = {"", GPUEQ_EXEC_ROUNDINGS(GPUEQ_X)};  // by rounding
+#undef GPUEQ_X
 
 inline std::optional<cmp_op> cmp_of(std::string_view s) {
-  constexpr std::string_view names[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi",
-                                        ".hs", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
-  for (std::size_t i = 0; i < std::size(names); ++i)
-    if (names[i] == s) return static_cast<cmp_op>(i);
+  for (std::size_t i = 0; i < std::size(cmp_spellings); ++i)
+    if (cmp_spellings[i] == s) return static_cast<cmp_op>(i);
   return std::nullopt;
 }
-
-// Rounding modes of float arithmetic and conversions (the integer-rounding ones of cvt too).
-enum class rounding : std::uint8_t { none, rn, rz, rm, rp, rna, rni, rzi, rmi, rpi };
 
 // An `empty` cell is an *undefined* value, and `bits` says which: 0, a register never written
 // (the initial state); 2, a value computed from an undefined one (an unwritten register moved,

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <gpueq/ptx/opcodes.hpp>
+#include <gpueq/ptx/types.hpp>
 #include <gpueq/support/diagnostics.hpp>
 #include <gpueq/support/operations.hpp>
 
@@ -300,15 +301,8 @@ inline bool has_modifier(const module& m, const instruction& i, std::string_view
 // The last type modifier (.f32, .u64, .b16, .pred, .f16x2, ...): the operation type for most
 // instructions (for cvt it is the source type; the destination type is the one before it).
 inline std::string_view last_type(const module& m, const instruction& i) {
-  static constexpr std::string_view types[] = {".b8",  ".b16", ".b32", ".b64", ".b128", ".u8",   ".u16",
-                                               ".u32", ".u64", ".s8",  ".s16", ".s32",  ".s64",  ".f16",
-                                               ".f32", ".f64", ".bf16", ".f16x2", ".bf16x2", ".pred", ".tf32",
-                                               ".e4m3", ".e5m2", ".s4", ".u4", ".b1"};
-  for (auto it = i.mods.rbegin(); it != i.mods.rend(); ++it) {
-    std::string_view s = m.str(*it);
-    for (auto t : types)
-      if (s == t) return s;
-  }
+  for (auto it = i.mods.rbegin(); it != i.mods.rend(); ++it)
+    if (std::string_view s = m.str(*it); is_type_spelling(s)) return s;
   return {};
 }
 
