@@ -582,3 +582,38 @@ $L_done:
   CHECK(contains(e.message, "lonely.ptx:" + std::to_string(line_of(lonely, "bar.arrive"))));
   CHECK(contains(e.message, "never completed"));
 }
+
+TEST_CASE("exact domain: a chain of squarings stops at the size bound with a domain error, not in GMP") {
+  // y = x^(2^40): the rational's size doubles with every squaring; past 2^22 bits the exact
+  // domain refuses the product (a run error naming the instruction) instead of exhausting memory.
+  constexpr std::string_view squarings = R"(
+.visible .entry sq(.param .u64 px, .param .u64 py)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<5>;
+  .reg .f32 %f<3>;
+  ld.param.u64 %rd1, [px];
+  ld.param.u64 %rd2, [py];
+  cvta.to.global.u64 %rd3, %rd1;
+  cvta.to.global.u64 %rd4, %rd2;
+  ld.global.f32 %f1, [%rd3];
+  mov.u32 %r1, 0;
+LOOP:
+  mul.f32 %f1, %f1, %f1;
+  add.s32 %r1, %r1, 1;
+  setp.lt.s32 %p1, %r1, 40;
+  @%p1 bra LOOP;
+  st.global.f32 [%rd4], %f1;
+  ret;
+}
+)";
+  auto k = load(squarings, "squarings.ptx");
+  exec::launch l = one_cta(1, {in_f32("x", 1), out_f32("y", 1)});
+  fixture<exec::exact_domain> f([](std::string_view, std::uint64_t) { return rat(3, 2); });
+  auto e = expect_error(*k, l, f.d);
+  CAPTURE(e.message);
+  CHECK(e.kind == exec::error_kind::domain);
+  CHECK(contains(e.message, "over the exact domain's bound of 4194304 bits"));
+  CHECK(contains(e.message, at("squarings.ptx", squarings, "mul.f32", "(0,0,0)")));
+}

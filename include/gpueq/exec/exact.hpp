@@ -41,19 +41,26 @@ class exact_domain {
   result finish(const real& a) { return a; }
   void end_run() {}
 
+  // The most bits (numerator and denominator together) one value may have. A chain of squarings
+  // doubles a rational's size at every step (x^(2^k)), so without a bound a short kernel exhausts
+  // memory inside GMP, which aborts; over the bound the operation is a domain_error (a run error
+  // at the instruction), never an abort. 2^22 bits is 512 KiB per value, far beyond what a
+  // polynomial kernel of realistic degree needs.
+  std::uint64_t max_bits = std::uint64_t{1} << 22;
+
   real arith(aop o, std::span<const real> x, rkind, float_mode) {
     switch (o) {
-      case aop::add: return x[0] + x[1];
-      case aop::sub: return x[0] - x[1];
-      case aop::mul: return x[0] * x[1];
-      case aop::fma: return x[0] * x[1] + x[2];
+      case aop::add: return bounded(x[0] + x[1]);
+      case aop::sub: return bounded(x[0] - x[1]);
+      case aop::mul: return bounded(x[0] * x[1]);
+      case aop::fma: return bounded(x[0] * x[1] + x[2]);
       case aop::neg: return -x[0];
       case aop::abs: return x[0] < 0 ? real(-x[0]) : x[0];
       case aop::min: return x[0] < x[1] ? x[0] : x[1];
       case aop::max: return x[0] < x[1] ? x[1] : x[0];
       case aop::div:
         if (x[1] == 0) throw domain_error("division by zero");
-        return x[0] / x[1];
+        return bounded(x[0] / x[1]);
       case aop::rcp:
         if (x[0] == 0) throw domain_error("division by zero");
         return real(1) / x[0];
@@ -112,6 +119,13 @@ class exact_domain {
   std::string show(const real& a) const { return support::to_string(a); }
 
  private:
+  real bounded(real r) const {
+    if (std::uint64_t b = support::bit_size(r); b > max_bits)
+      throw domain_error("exact value of " + std::to_string(b) + " bits, over the exact domain's bound of " +
+                         std::to_string(max_bits) + " bits (a chain of products doubles the size of a rational)");
+    return r;
+  }
+
   input_source inputs_;
 };
 
