@@ -16,6 +16,9 @@
 //   aligned to 1024 bytes; a k16 step advances A's start address by 32 bytes and B's by 2048.
 // gemm_wgmma_early_read (bug): as gemm_wgmma_plain, but the first accumulator is stored before
 //   the wgmma.wait_group that retires the MMA: an in-flight accumulator read.
+// gemm_wgmma_early_reuse (bug): as gemm_wgmma_plain, but after the commit the block synchronizes
+//   and clears A's shared tile (to reuse it) before the wgmma.wait_group: the MMA may still be
+//   reading it, a race between each thread's st.shared and the MMA's reads.
 #include <cstdint>
 #include <cuda_fp16.h>
 
@@ -152,6 +155,22 @@ extern "C" __global__ void gemm_wgmma_sw128(const __half* A, const __half* B, fl
   for (int s = 0; s < K / 16; ++s)
     mma(acc, descriptor(smem(sA) + 32 * s, 16, 1024, 1), descriptor(smem(sB) + 2048 * s, 16, 1024, 1), s > 0);
   commit();
+  wait_all();
+  pin(acc);
+  store_tile(acc, C);
+}
+
+extern "C" __global__ void gemm_wgmma_early_reuse(const __half* A, const __half* B, float* C) {
+  __shared__ __align__(128) __half sA[M * K], sB[K * N];
+  load_plain(A, B, sA, sB);
+  accumulators acc;
+  fence();
+#pragma unroll
+  for (int s = 0; s < K / 16; ++s)
+    mma(acc, descriptor(smem(sA) + 256 * s, 128, 1024, 0), descriptor(smem(sB) + 256 * s, 128, 1024, 0), s > 0);
+  commit();
+  __syncthreads();
+  for (int i = threadIdx.x; i < M * K; i += blockDim.x) sA[i] = __float2half(0.0f);  // the bug: still in use
   wait_all();
   pin(acc);
   store_tile(acc, C);
