@@ -11,6 +11,7 @@
 
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -109,6 +110,21 @@ namespace {
 
 std::string wg_corpus(const std::string& rel) { return std::string(GPUEQ_SOURCE_DIR) + "/examples/kernels/" + rel; }
 
+// The 1-based line of the last `needle` in kernel `entry` of a PTX file.
+std::uint32_t wg_last_line_in(const std::string& path, std::string_view needle, std::string_view entry) {
+  std::ifstream in(path);
+  std::string line;
+  std::uint32_t n = 0, found = 0;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    ++n;
+    if (line.find(".entry ") != std::string::npos) inside = line.find(".entry " + std::string(entry) + "(") != std::string::npos;
+    if (inside && line.find(needle) != std::string::npos) found = n;
+  }
+  REQUIRE(found != 0);
+  return found;
+}
+
 exec::launch wg_gemm64(std::uint32_t threads) {
   return one_cta(threads, {tensor("A", exec::rkind::f16, {64, 64}, true, false),
                            tensor("B", exec::rkind::f16, {64, 64}, true, false),
@@ -152,7 +168,10 @@ TEST_CASE("the corpus wgmma GEMM that stores an accumulator before wgmma.wait_gr
   CHECK(e.kind == exec::error_kind::uninitialized);
   CAPTURE(e.message);
   CHECK(contains(e.message, "st.global"));
-  CHECK(contains(e.message, "belongs to the wgmma.mma_async at wgmma_gemm.ptx:"));
+  CHECK(contains(e.message, "register %f129 belongs to the wgmma.mma_async at "));
+  // the register's owner is the last of the four chained MMAs
+  CHECK(contains(e.message, "wgmma_gemm.ptx:" + std::to_string(wg_last_line_in(wg_corpus("hopper/wgmma_gemm.ptx"),
+                                                                                "wgmma.mma_async", "gemm_wgmma_early_read"))));
   CHECK(contains(e.message, "still in flight"));
 }
 
@@ -169,6 +188,7 @@ constexpr std::string_view wg_tile = R"(
   .reg .b32 %r<40>;
   .reg .f32 %f<12>;
   .reg .b64 %rd<20>;
+  .reg .b16 %h<5>;
   .shared .align 128 .b8 sA[2048];
   .shared .align 128 .b8 sB[256];
   ld.param.u64 %rd1, [y_param];
@@ -302,6 +322,17 @@ TEST_CASE_TEMPLATE("one wgmma m64n8k16 tile: descriptors, registers, scale-d, im
     std::string p = wg_replaced(base, "setp.ne.u32 %p2, %r1, 1000;", "setp.eq.u32 %p2, %r1, 1000;");
     p = wg_replaced(p, "%p2, 1, 1, 0, 1;", "%p2, -1, 1, 0, 1;");
     wg_check_tile<D>(p, wg_tile_want(v, a_mem, false, -1), v);
+  }
+  SUBCASE("an .f16 accumulator: two f16x2 registers, d0 d1 in the first") {
+    std::string p = wg_replaced(base, "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, %f4},",
+                                "wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16 {%r30, %r31},");
+    p = wg_replaced(p, "  wgmma.fence.sync.aligned;\n",
+                    "  mov.b32 %r30, 0x3C003C00;\n  mov.b32 %r31, 0x3C003C00;\n  wgmma.fence.sync.aligned;\n");
+    p = wg_replaced(p, "  mul.wide.u32 %rd11, %r1, 16;\n",
+                    "  mov.b32 {%h1, %h2}, %r30;\n  mov.b32 {%h3, %h4}, %r31;\n  cvt.f32.f16 %f1, %h1;\n"
+                    "  cvt.f32.f16 %f2, %h2;\n  cvt.f32.f16 %f3, %h3;\n  cvt.f32.f16 %f4, %h4;\n"
+                    "  mul.wide.u32 %rd11, %r1, 16;\n");
+    wg_check_tile<D>(p, wg_tile_want(v, a_mem, true, 1), v);  // 1.0 halves as C; sums stay exact in f16
   }
   SUBCASE("A from registers: thread t's four registers hold Af[8 t .. 8 t + 7] as a0..a7") {
     std::string p = wg_replaced(base, "{%f1, %f2, %f3, %f4}, %rd8, %rd10, %p2, 1, 1, 0, 1;",
