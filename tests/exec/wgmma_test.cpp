@@ -1,10 +1,11 @@
 // wgmma (Hopper warpgroup MMA): the matrix-descriptor address map on hand-computed cases for each
 // swizzle mode, the fragment layouts, the corpus's wgmma GEMMs (examples/kernels/hopper/
-// wgmma_gemm.ptx) against a matrix product in plain C++, one m64n8k16 tile written here (A from
-// a descriptor or from registers, scale-d, imm-scale-a, an f16 accumulator), and the errors of the
-// asynchronous model: an accumulator read or written before the wgmma.wait_group that retires
-// its MMA, a missing wgmma.fence. Expected values come from the ISA's formulas written out here
-// (never from gpueq). The inline PTX is accepted by `ptxas -arch=sm_90a` (with .target sm_90a).
+// wgmma_gemm.ptx) against a matrix product in plain C++, an m64n8k16 tile written here (A from a
+// descriptor or from registers, scale-d, imm-scale-a, an f16 accumulator) and an m64n8k8 .tf32
+// one, and the errors of the asynchronous model: an accumulator read or written before the
+// wgmma.wait_group that retires its MMA, a missing wgmma.fence, a block of incomplete warpgroups.
+// Expected values come from the ISA's formulas written out here (never from gpueq). The inline
+// PTX is accepted by `ptxas -arch=sm_90a` (with .target sm_90a).
 #include "harness.hpp"
 
 #include <gpueq/exec/wgmma_layout.hpp>
@@ -345,6 +346,36 @@ TEST_CASE_TEMPLATE("one wgmma m64n8k16 tile: descriptors, registers, scale-d, im
       }
     wg_check_tile<D>(p, wg_tile_want(v, [&](std::uint32_t r, std::uint32_t k) { return amat[r * 16 + k]; }, true, 1), v);
   }
+}
+
+TEST_CASE_TEMPLATE("one wgmma m64n8k8 .tf32 tile: 4-byte elements, both operands K-major", D, exec::exact_domain,
+                   exec::float32_domain, exec::symbolic_domain) {
+  // A (64 x 8 floats) lands where the f16 tile puts its chunks (a 16-byte chunk is 4 tf32 along
+  // k); B is given as Bt (8 n x 8 k, row-major) and thread t < 16 stores chunk (n t / 2, k 4 (t % 2)..)
+  // at n * 16 + (t % 2) * 128 (K-major, no swizzle, LBO 128).
+  std::string p = wg_replaced(std::string(wg_tile), "  mov.u32 %r16, sB;\n  shl.b32 %r17, %r1, 4;\n",
+                              "  mov.u32 %r16, sB;\n  shr.u32 %r17, %r1, 1;\n  shl.b32 %r17, %r17, 4;\n"
+                              "  and.b32 %r19, %r1, 1;\n  shl.b32 %r19, %r19, 7;\n  add.s32 %r17, %r17, %r19;\n");
+  p = wg_replaced(p, "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, %f4}, %rd8, %rd10, %p2, 1, 1, 0, 1;",
+                  "wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 {%f1, %f2, %f3, %f4}, %rd8, %rd10, %p2, 1, 1;");
+  auto k = load(p, "tile_tf32.ptx");
+  exec::launch l = one_cta(128, {out_f32("Y", 512), tensor("A", exec::rkind::f32, {64, 8}, true, false),
+                                 tensor("Bt", exec::rkind::f32, {8, 8}, true, false),
+                                 tensor("Af", exec::rkind::f16, {128 * 8}, true, false)});
+  values v = small_integers(5);
+  fixture<D> f(v);
+  auto r = run(*k, l, f.d);
+  REQUIRE_MESSAGE(!r.error, r.error->message);
+  std::size_t bad = 0;
+  for (std::uint32_t t = 0; t < 128; ++t)
+    for (std::uint32_t i = 0; i < 4; ++i) {
+      wg_rc at = wg_d_at(t, i);
+      rat want = 1;
+      for (std::uint32_t q = 0; q < 8; ++q) want += v("A", at.row * 8 + q) * v("Bt", at.col * 8 + q);
+      REQUIRE(r.out["Y"][4 * t + i].has_value());
+      bad += f.at(*r.out["Y"][4 * t + i], l) != want;
+    }
+  CHECK(bad == 0);
 }
 
 TEST_CASE("wgmma: an accumulator read or written before the retiring wgmma.wait_group is an error") {
