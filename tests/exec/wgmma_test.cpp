@@ -3,7 +3,8 @@
 // wgmma_gemm.ptx) against a matrix product in plain C++, an m64n8k16 tile written here (A from a
 // descriptor or from registers, scale-d, imm-scale-a, an f16 accumulator) and an m64n8k8 .tf32
 // one, and the errors of the asynchronous model: an accumulator read or written before the
-// wgmma.wait_group that retires its MMA, a missing wgmma.fence, a block of incomplete warpgroups.
+// wgmma.wait_group that retires its MMA, a shared operand overwritten before that wait, a missing
+// wgmma.fence, a block of incomplete warpgroups.
 // Expected values come from the ISA's formulas written out here (never from gpueq). The inline
 // PTX is accepted by `ptxas -arch=sm_90a` (with .target sm_90a).
 #include "harness.hpp"
@@ -411,6 +412,19 @@ TEST_CASE("wgmma: an accumulator read or written before the retiring wgmma.wait_
     CHECK(contains(e.message, "tile.ptx:" + std::to_string(line_of(p, "wgmma.wait_group"))));
     CHECK(contains(e.message, "register %f2, an accumulator of the wgmma.mma_async at tile.ptx:" +
                                   std::to_string(line_of(p, "wgmma.mma_async"))));
+  }
+  SUBCASE("an A operand in shared memory overwritten (by its own writer) before the wait") {
+    std::string p = wg_replaced(base, "  wgmma.wait_group.sync.aligned 0;\n",
+                                "  mov.b32 %r24, 0x7BFF7BFF;\n  st.shared.v4.b32 [%r15], {%r24, %r24, %r24, %r24};\n"
+                                "  wgmma.wait_group.sync.aligned 0;\n");
+    auto k = load(p, "tile.ptx");
+    auto e = expect_error(*k, wg_tile_launch(), f.d);  // (65504, the largest half: no input is it)
+    CHECK(e.kind == exec::error_kind::barrier);
+    CAPTURE(e.message);
+    CHECK(contains(e.message, "tile.ptx:" + std::to_string(line_of(p, "wgmma.wait_group"))));
+    CHECK(contains(e.message, "shared sA["));
+    CHECK(contains(e.message, "an operand of the wgmma.mma_async at tile.ptx:" +
+                                  std::to_string(line_of(p, "wgmma.mma_async")) + ", is overwritten"));
   }
   SUBCASE("no wgmma.fence before the first wgmma.mma_async") {
     std::string p = wg_replaced(base, "  wgmma.fence.sync.aligned;\n", "");

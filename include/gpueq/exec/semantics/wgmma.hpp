@@ -26,7 +26,9 @@
 //     lane of the retiring wgmma.wait_group. So a write by another thread that is not ordered
 //     before the issue, or not ordered after the retiring wait, races with the operation (e.g. a
 //     ring stage refilled after a barrier that follows the issue but precedes the wait). A write
-//     by the issuing thread itself between issue and wait is not seen (program order).
+//     ordered after the issue and before the wait (by the issuing thread, or through a barrier)
+//     is no race to the race context; the retiring wait finds it by comparing every operand
+//     element with the value the issue read, and stops with an error naming the element.
 //     TODO(async proxy, ARCHITECTURE.md): the ISA performs these reads in the async proxy, so a
 //     generic-proxy write (st.shared) needs fence.proxy.async before the wgmma reads it. When the
 //     agent model lands, the reads should become accesses of the issuing thread's async agent,
@@ -76,10 +78,16 @@ struct engine<D, O>::wgmma_warp {
     bool operator<(const chunk& o) const { return region != o.region ? region < o.region : offset < o.offset; }
     bool operator==(const chunk&) const = default;
   };
+  struct operand {  // an element read from shared memory, and the value it read
+    std::uint32_t region = 0;
+    std::uint64_t offset = 0;
+    value v;
+  };
   struct issue {
     std::uint64_t id = 0;
     std::uint32_t pc = 0;
     std::vector<chunk> reads;
+    std::vector<operand> operands;
   };
   struct owned {  // a register an in-flight wgmma.mma_async owns
     value v;          // what the retiring wait lands in it
@@ -201,13 +209,17 @@ inline void engine<D, O>::wgmma_mma_async(const xinstr& x, const std::vector<std
 
   // Shared-memory operands: element (mn, k) through the descriptor, observed per 16-byte chunk.
   std::vector<typename wgmma_warp::chunk> chunks;
+  std::vector<typename wgmma_warp::operand> operands;
   auto smem = [&](const wgmma::descriptor& d, bool mn_major, std::uint32_t mn, std::uint32_t k) -> real {
     std::uint64_t at = wgmma::element_address(d, mn_major, e, mn, k);
     place p = locate(u0, ptx::state_space::shared, address_value{at, 0}, e);
     if (p.r->space != memory_space::shared)
       fail_at(error_kind::out_of_bounds, u0, "a wgmma.mma_async descriptor addresses 0x" + hex(at) + ", outside shared memory");
     chunks.push_back({p.index, p.offset & ~std::uint64_t{15}});
-    return to_real(load_cell(u0, *p.r, p.offset, e), kab, u0);
+    value v = load_cell(u0, *p.r, p.offset, e);
+    real r = to_real(v, kab, u0);
+    operands.push_back({p.index, p.offset, std::move(v)});
+    return r;
   };
   auto descriptor_of = [&](std::size_t i) { return wgmma::decode(to_bits(read(u0, x.ops[i]), u0)); };
   auto& lanes = ws.lanes;
@@ -287,7 +299,7 @@ inline void engine<D, O>::wgmma_mma_async(const xinstr& x, const std::vector<std
   chunks.erase(std::unique(chunks.begin(), chunks.end()), chunks.end());
   for (const auto& c : chunks) observe(u0, place{&regions_[c.region], c.region, c.offset}, 16, access_kind::read, pc);
   const std::uint64_t id = ws.next_id++;
-  ws.open.push_back({id, pc, std::move(chunks)});
+  ws.open.push_back({id, pc, std::move(chunks), std::move(operands)});
 
   // The destinations (and A's registers) are the operation's until its group retires.
   for (auto u : members) {
@@ -355,6 +367,24 @@ inline void engine<D, O>::wgmma_wait(const xinstr& x, const std::vector<std::uin
     for (const auto& is : group) {
       for (const auto& c : is.reads)
         observe(u0, place{&regions_[c.region], c.region, c.offset}, 16, access_kind::read, is.pc);
+      // The operation reads its operands until now: an element whose value changed since the
+      // issue was overwritten under it (by any thread, ordered or not: an unordered write is
+      // also the race just observed, which the verdict puts first).
+      const std::uint32_t e = static_cast<std::uint32_t>(wgmma_shape_of(p_.code[is.pc], u0).ab == vtype::tf32 ? 4 : 2);
+      for (const auto& o : is.operands) {
+        region<real>& r = regions_[o.region];
+        const value now = load_cell(u0, r, o.offset, e);
+        const bool same = now.t == o.v.t && now.k == o.v.k &&
+                          (now.t == value::tag::bits ? now.bits == o.v.bits
+                           : now.t == value::tag::real ? d_.same(now.r, o.v.r)
+                           : now.t == value::tag::packed ? d_.same(now.r, o.v.r) && d_.same(now.r2, o.v.r2)
+                                                         : false);
+        if (!same)
+          fail_at(error_kind::barrier, u0,
+                  "shared " + r.name + "[" + std::to_string(o.offset / r.element_bytes) + "] (byte " +
+                      std::to_string(o.offset) + "), an operand of the wgmma.mma_async at " + where(is.pc) +
+                      ", is overwritten before this wgmma.wait_group retires the operation (which reads it until then)");
+      }
       for (auto u : members) {
         auto& mine = ws.lanes[u % warp_size];
         std::vector<std::uint32_t> landed;
