@@ -78,10 +78,11 @@ struct engine<D, O>::wgmma_warp {
     bool operator<(const chunk& o) const { return region != o.region ? region < o.region : offset < o.offset; }
     bool operator==(const chunk&) const = default;
   };
-  struct operand {  // an element read from shared memory, and the value it read
+  struct operand {  // an element read from shared memory: the stored values that held its bytes
     std::uint32_t region = 0;
     std::uint64_t offset = 0;
-    value v;
+    std::uint32_t first = 0, last = 0;  // the store slots of its first and last byte
+    value v;                            // the first one's value then
   };
   struct issue {
     std::uint64_t id = 0;
@@ -216,9 +217,9 @@ inline void engine<D, O>::wgmma_mma_async(const xinstr& x, const std::vector<std
     if (p.r->space != memory_space::shared)
       fail_at(error_kind::out_of_bounds, u0, "a wgmma.mma_async descriptor addresses 0x" + hex(at) + ", outside shared memory");
     chunks.push_back({p.index, p.offset & ~std::uint64_t{15}});
-    value v = load_cell(u0, *p.r, p.offset, e);
-    real r = to_real(v, kab, u0);
-    operands.push_back({p.index, p.offset, std::move(v)});
+    const std::uint32_t first = p.r->slot(p.offset), last = p.r->slot(p.offset + e - 1);
+    real r = to_real(load_cell(u0, *p.r, p.offset, e), kab, u0);
+    if (first) operands.push_back({p.index, p.offset, first, last, p.r->value(first).value});
     return r;
   };
   auto descriptor_of = [&](std::size_t i) { return wgmma::decode(to_bits(read(u0, x.ops[i]), u0)); };
@@ -367,18 +368,24 @@ inline void engine<D, O>::wgmma_wait(const xinstr& x, const std::vector<std::uin
     for (const auto& is : group) {
       for (const auto& c : is.reads)
         observe(u0, place{&regions_[c.region], c.region, c.offset}, 16, access_kind::read, is.pc);
-      // The operation reads its operands until now: an element whose value changed since the
-      // issue was overwritten under it (by any thread, ordered or not: an unordered write is
-      // also the race just observed, which the verdict puts first).
-      const std::uint32_t e = static_cast<std::uint32_t>(wgmma_shape_of(p_.code[is.pc], u0).ab == vtype::tf32 ? 4 : 2);
+      // The operation reads its operands until now: an element stored again since the issue
+      // (another stored value over its bytes, or a different value in the same place) was
+      // overwritten under it, by any thread, ordered or not (an unordered write is also the race
+      // just observed, which the verdict puts first). Stored values, not loads, are compared: a
+      // half of a symbolic pair cannot be reloaded once its other half is overwritten.
+      const std::uint32_t e = wgmma_shape_of(p_.code[is.pc], u0).ab == vtype::tf32 ? 4 : 2;
       for (const auto& o : is.operands) {
         region<real>& r = regions_[o.region];
-        const value now = load_cell(u0, r, o.offset, e);
-        const bool same = now.t == o.v.t && now.k == o.v.k &&
-                          (now.t == value::tag::bits ? now.bits == o.v.bits
-                           : now.t == value::tag::real ? d_.same(now.r, o.v.r)
-                           : now.t == value::tag::packed ? d_.same(now.r, o.v.r) && d_.same(now.r2, o.v.r2)
-                                                         : false);
+        const std::uint32_t first = r.slot(o.offset);
+        bool same = first == o.first && r.slot(o.offset + e - 1) == o.last;
+        if (same) {
+          const value& now = r.value(first).value;  // a store to the very same place reuses the slot
+          same = now.t == o.v.t && now.k == o.v.k &&
+                 (now.t == value::tag::bits     ? now.bits == o.v.bits
+                  : now.t == value::tag::real   ? d_.same(now.r, o.v.r)
+                  : now.t == value::tag::packed ? d_.same(now.r, o.v.r) && d_.same(now.r2, o.v.r2)
+                                                : false);
+        }
         if (!same)
           fail_at(error_kind::barrier, u0,
                   "shared " + r.name + "[" + std::to_string(o.offset / r.element_bytes) + "] (byte " +
