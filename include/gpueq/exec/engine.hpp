@@ -60,6 +60,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -220,6 +221,7 @@ class engine {
     warps_ = (n_ + warp_size - 1) / warp_size;
     warp_generation_.assign(warps_, 1);
     setmaxnreg_.assign(warps_, {});
+    wgmma_warps_.assign(warps_, nullptr);
 
     run_info info;
     info.threads = n_;
@@ -594,6 +596,8 @@ class engine {
       case opcode::bar: case opcode::barrier: case opcode::mbarrier_test_wait: case opcode::mbarrier_try_wait:
       case opcode::bar_warp_sync: case opcode::shfl: case opcode::vote: case opcode::match: case opcode::redux:
       case opcode::mma: case opcode::ldmatrix: case opcode::wmma_load: case opcode::wmma_store: case opcode::wmma_mma:
+      case opcode::wgmma_fence: case opcode::wgmma_mma_async: case opcode::wgmma_commit_group:
+      case opcode::wgmma_wait_group:
         return false;
       default: return ptx::is_supported(op);
     }
@@ -602,6 +606,7 @@ class engine {
   // instruction reads it: a data instruction's result is undefined (undefined_operand, caught in
   // generic_step), anything else is the error.
   [[noreturn, gnu::cold, gnu::noinline]] void undefined_read(std::uint32_t t, std::uint32_t r, const value& v) {
+    if (v.is_in_flight()) fail_at(error_kind::uninitialized, t, undefined_message(r, v));
     if (v.bits == value::poisoned_atomic)
       fail_at(error_kind::not_structured, t,
               "register " + register_name(r) +
@@ -615,6 +620,7 @@ class engine {
   }
   // "register %r is read before it is written", and for a computed undefined value where it came from.
   std::string undefined_message(std::uint32_t r, const value& v) const {
+    if (v.is_in_flight()) return wgmma_in_flight_message(r, v.provenance - 1);
     if (!v.is_derived_undefined()) return "register " + register_name(r) + " is read before it is written";
     return "register " + register_name(r) + " holds an undefined value, computed from a register never written: register " +
            register_name(static_cast<std::uint32_t>(v.bits >> 32)) + " is read before it is written at " +
@@ -625,7 +631,7 @@ class engine {
   value read_data(std::uint32_t t, const xoperand& o) {
     if (o.k == xoperand::kind::reg) {
       const value& v = reg(t, o.reg);
-      if (v.t == value::tag::empty && v.bits != value::poisoned_atomic)
+      if (v.t == value::tag::empty && v.bits != value::poisoned_atomic && !v.is_in_flight())
         return v.is_derived_undefined() ? v : value::undefined_from(o.reg, pc_[t]);
     }
     return read(t, o);
@@ -796,7 +802,8 @@ class engine {
       case op::mbarrier_test_wait: case op::mbarrier_try_wait: return mbarrier_wait(t, x, pc);
       case op::bar_warp_sync: case op::shfl: case op::vote: case op::match: case op::redux: case op::elect:
       case op::setmaxnreg: case op::mma: case op::ldmatrix: case op::stmatrix: case op::movmatrix:
-      case op::wmma_load: case op::wmma_store: case op::wmma_mma:
+      case op::wmma_load: case op::wmma_store: case op::wmma_mma: case op::wgmma_fence:
+      case op::wgmma_mma_async: case op::wgmma_commit_group: case op::wgmma_wait_group:
         return arrive_warp(t, x, pc);
       default: break;
     }
@@ -843,7 +850,9 @@ class engine {
     using op = ptx::opcode;
     return o == op::shfl || o == op::vote || o == op::match || o == op::redux || o == op::elect ||
            o == op::setmaxnreg || o == op::mma || o == op::ldmatrix || o == op::stmatrix || o == op::movmatrix ||
-           o == op::wmma_load || o == op::wmma_store || o == op::wmma_mma || o == op::bar_warp_sync;
+           o == op::wmma_load || o == op::wmma_store || o == op::wmma_mma || o == op::bar_warp_sync ||
+           o == op::wgmma_fence || o == op::wgmma_mma_async || o == op::wgmma_commit_group ||
+           o == op::wgmma_wait_group;
   }
   static bool tolerates_unknown(ptx::opcode o) {
     // Matrix instructions spell shapes and layouts we decode from the flags we know; their extra
@@ -852,7 +861,7 @@ class engine {
     // griddepcontrol's action (.wait, .launch_dependents) is no flag: grid_dependency_control
     // checks it.
     return o == op::mma || o == op::wmma_load || o == op::wmma_store || o == op::wmma_mma || o == op::ldmatrix ||
-           o == op::cp_async || o == op::griddepcontrol;
+           o == op::cp_async || o == op::griddepcontrol || o == op::wgmma_mma_async;
   }
 
   // griddepcontrol.wait / griddepcontrol.launch_dependents (PTX ISA 7.8, sm_90): programmatic
@@ -1047,6 +1056,17 @@ class engine {
   void wmma_load(const xinstr& x, const std::vector<std::uint32_t>& members);
   void wmma_store(const xinstr& x, const std::vector<std::uint32_t>& members);
   void wmma_mma(const xinstr& x, const std::vector<std::uint32_t>& members);
+  // wgmma.hpp
+  struct wgmma_shape;
+  struct wgmma_warp;
+  wgmma_shape wgmma_shape_of(const xinstr& x, std::uint32_t u);
+  wgmma_warp& wgmma_state(std::uint32_t w);
+  void wgmma_fence(const std::vector<std::uint32_t>& members);
+  void wgmma_mma_async(const xinstr& x, const std::vector<std::uint32_t>& members);
+  void wgmma_commit(const std::vector<std::uint32_t>& members);
+  void wgmma_wait(const xinstr& x, const std::vector<std::uint32_t>& members);
+  void wgmma_aligned(const std::vector<std::uint32_t>& members);
+  std::string wgmma_in_flight_message(std::uint32_t r, std::uint32_t pc) const;
 
   // ---- state -------------------------------------------------------------------------------
   const program& p_;
@@ -1069,6 +1089,10 @@ class engine {
     std::uint32_t instruction, count;
   };
   std::vector<std::vector<register_count_change>> setmaxnreg_;
+  // wgmma (semantics/wgmma.hpp): per warp its issued wgmma.mma_async groups and, per lane, the
+  // registers in-flight ones will write; allocated on a warp's first wgmma (the type is
+  // completed there).
+  std::vector<std::shared_ptr<wgmma_warp>> wgmma_warps_;
   sync_table sync_;  // CTA barriers (exec/sync.hpp); warp syncs keep warp_generation_
   std::map<barrier_key, mbarrier_state> mbarriers_;  // by shared-memory place (ordered: messages)
   bool read_waits_ = false;                    // a load that may wait for a write is running
@@ -1123,3 +1147,4 @@ class engine {
 #include <gpueq/exec/semantics/mbarrier.hpp>
 #include <gpueq/exec/semantics/collective.hpp>
 #include <gpueq/exec/semantics/tensor_core.hpp>
+#include <gpueq/exec/semantics/wgmma.hpp>

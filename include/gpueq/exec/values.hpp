@@ -104,12 +104,15 @@ inline std::optional<cmp_op> cmp_of(std::string_view s) {
 // added, converted, compared or shuffled: PTX gives such a result no defined value either), with
 // `provenance` the instruction (pc + 1) where an unwritten register was first read and bits >> 32
 // that register; 1, the old value an atomic returned on symbolic data (semantics/atomic.hpp), which
-// depends on the schedule. Undefined values flow through data instructions and are an error only
-// where they matter (engine.hpp, `undefined_read`).
+// depends on the schedule; 3, a register an asynchronous wgmma.mma_async will write (its
+// accumulator, or its A fragment, which it holds until then) and that the wgmma.wait_group
+// retiring it has not yet landed, with `provenance` the wgmma.mma_async (pc + 1): reading it is an
+// error wherever it happens (semantics/wgmma.hpp). Undefined values flow through data
+// instructions and are an error only where they matter (engine.hpp, `undefined_read`).
 template <class R>
 struct cell {
   enum class tag : std::uint8_t { empty, bits, real, packed, predicate };
-  static constexpr std::uint64_t never_written = 0, poisoned_atomic = 1, derived_undefined = 2;
+  static constexpr std::uint64_t never_written = 0, poisoned_atomic = 1, derived_undefined = 2, in_flight = 3;
   tag t = tag::empty;
   rkind k = rkind::f32;      // real/packed: the kind of r (and r2); predicate: kind of the operands
   cmp_op cmp = cmp_op::eq;   // predicate: the undecided comparison r cmp r2
@@ -149,6 +152,14 @@ struct cell {
     return c;
   }
   bool is_derived_undefined() const { return t == tag::empty && (bits & 0xffffffffu) == derived_undefined; }
+  // A register an in-flight wgmma.mma_async (instruction pc) owns until its wait_group.
+  static cell in_flight_of(std::uint32_t pc) {
+    cell c;
+    c.bits = in_flight;
+    c.provenance = pc + 1;
+    return c;
+  }
+  bool is_in_flight() const { return t == tag::empty && bits == in_flight; }
   bool is_bits() const { return t == tag::bits; }
   bool is_real() const { return t == tag::real; }
 };

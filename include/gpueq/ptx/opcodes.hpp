@@ -163,14 +163,10 @@ constexpr opcode_status unsupported(std::string_view message) { return opcode_st
   X(wmma_store, "wmma.store", 2, 3, tensor_core, supported)                                                          \
   X(wmma_mma, "wmma.mma", 4, 4, tensor_core, supported)                                                              \
   X(mma, "mma", 4, 6, tensor_core, supported)                                                                        \
-  X(wgmma_fence, "wgmma.fence", 0, 0, tensor_core,                                                                   \
-    unsupported("wgmma.* (Hopper warpgroup matrix multiply) is not modelled yet"))                                   \
-  X(wgmma_commit_group, "wgmma.commit_group", 0, 0, tensor_core,                                                     \
-    unsupported("wgmma.* (Hopper warpgroup matrix multiply) is not modelled yet"))                                   \
-  X(wgmma_wait_group, "wgmma.wait_group", 1, 1, tensor_core,                                                         \
-    unsupported("wgmma.* (Hopper warpgroup matrix multiply) is not modelled yet"))                                   \
-  X(wgmma_mma_async, "wgmma.mma_async", 4, 9, tensor_core,                                                           \
-    unsupported("wgmma.* (Hopper warpgroup matrix multiply) is not modelled yet"))                                   \
+  X(wgmma_fence, "wgmma.fence", 0, 0, tensor_core, supported)                                                        \
+  X(wgmma_commit_group, "wgmma.commit_group", 0, 0, tensor_core, supported)                                          \
+  X(wgmma_wait_group, "wgmma.wait_group", 1, 1, tensor_core, supported)                                              \
+  X(wgmma_mma_async, "wgmma.mma_async", 4, 9, tensor_core, supported)                                                \
   X(alloca_, "alloca", 2, 3, memory, unsupported("alloca (dynamic stack allocation) is not modelled yet"))           \
   X(stacksave, "stacksave", 1, 1, memory, unsupported("stacksave (dynamic stack allocation) is not modelled yet"))   \
   X(stackrestore, "stackrestore", 1, 1, memory,                                                                      \

@@ -2,7 +2,7 @@
 // its member mask and waits; when every non-exited member has arrived at the same collective it
 // completes as one warp-level barrier generation, and its semantics run over the members at once:
 // shfl, vote, match, redux, elect and setmaxnreg here, mma, ldmatrix, stmatrix, movmatrix and
-// wmma in tensor_core.hpp.
+// wmma in tensor_core.hpp, the wgmma family in wgmma.hpp.
 #pragma once
 
 #include <gpueq/exec/engine.hpp>
@@ -31,9 +31,11 @@ inline void engine<D, O>::arrive_warp(std::uint32_t t, const xinstr& x, std::uin
     case op::vote: if (x.ops.size() > 2) mask = to_bits(read(t, x.ops.back()), t); break;
     case op::match: case op::redux: case op::elect: mask = to_bits(read(t, x.ops.back()), t); break;
     case op::setmaxnreg:  // .aligned over the whole warpgroup: four warps the block must have
+    case op::wgmma_fence: case op::wgmma_mma_async: case op::wgmma_commit_group: case op::wgmma_wait_group:
       if (std::uint32_t g = t / warp_size / 4; n_ < (g + 1) * 4 * warp_size)
         fail_at(error_kind::barrier, t,
-                "setmaxnreg is executed by whole warpgroups (four warps), and the block's " + std::to_string(n_) +
+                std::string(ptx::name(x.op)) + " is executed by whole warpgroups (four warps), and the block's " +
+                    std::to_string(n_) +
                     " threads leave warpgroup " + std::to_string(g) + " incomplete");
       break;
     default: break;  // mma, ldmatrix, stmatrix, movmatrix, wmma: .aligned over the whole warp
@@ -116,6 +118,10 @@ inline void engine<D, O>::collective(const xinstr& x, const std::vector<std::uin
     case op::wmma_load: return wmma_load(x, members);
     case op::wmma_store: return wmma_store(x, members);
     case op::wmma_mma: return wmma_mma(x, members);
+    case op::wgmma_fence: return wgmma_fence(members);
+    case op::wgmma_mma_async: return wgmma_mma_async(x, members);
+    case op::wgmma_commit_group: return wgmma_commit(members);
+    case op::wgmma_wait_group: return wgmma_wait(x, members);
     default: fail_at(error_kind::unsupported, members.front(), "this warp collective");
   }
 }

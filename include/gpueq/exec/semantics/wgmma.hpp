@@ -1,0 +1,422 @@
+// Warpgroup MMA (semantics of engine<D, O>, declared in exec/engine.hpp): wgmma.fence,
+// wgmma.mma_async, wgmma.commit_group and wgmma.wait_group (PTX ISA 8.0+, sm_90a), with the
+// descriptor and fragment layouts of exec/wgmma_layout.hpp.
+//
+// How gpueq runs them:
+//   - All four are .sync.aligned, executed by the four warps of a warpgroup; gpueq runs each as a
+//     warp collective (collective.hpp) of the warp's 32 lanes. wgmma.mma_async splits exactly
+//     into its warps: warp w of the group computes rows 16w..16w+15 of D from the same rows of A
+//     (its registers, or read through A's descriptor) and all of B, so each warp computes its
+//     slice when it arrives, and the k-th wgmma.mma_async of every warp of a group must be the
+//     same instruction (checked as setmaxnreg is).
+//   - Values: D = A B + (scale-d ? C : 0), with imm-scale-a/b = -1 negating A/B, computed over
+//     the domain like mma (engine::product, products accumulated in k order as f32 fused
+//     multiply-adds); an .f16 accumulator is read as halves and the f32 result converted to f16
+//     (round to nearest) at the end: over the reals nothing is rounded.
+//   - Asynchrony: the result is computed at issue from the operands' values then, and the
+//     destination registers (and the registers of an A fragment, which the operation owns until
+//     it completes) hold a marker (values.hpp, `in_flight`) until the wgmma.wait_group that
+//     retires the group lands them. Any other instruction reading such a register is the error
+//     (uninitialized-read class) naming the register and the wgmma.mma_async; a later
+//     wgmma.mma_async of the same shape may accumulate into in-flight accumulators (the ISA
+//     orders those in hardware) and reads their pending values. A register overwritten while in
+//     flight is found at the retiring wait (the marker is gone): an error naming both.
+//   - Shared-memory operands are read at issue and observed twice as reads of 16-byte chunks,
+//     with the wgmma.mma_async's line: by the warp's first lane at issue, and again by the first
+//     lane of the retiring wgmma.wait_group. So a write by another thread that is not ordered
+//     before the issue, or not ordered after the retiring wait, races with the operation (e.g. a
+//     ring stage refilled after a barrier that follows the issue but precedes the wait). A write
+//     ordered after the issue and before the wait (by the issuing thread, or through a barrier)
+//     is no race to the race context; the retiring wait finds it by comparing every operand
+//     element with the value the issue read, and stops with an error naming the element.
+//     TODO(async proxy, ARCHITECTURE.md): the ISA performs these reads in the async proxy, so a
+//     generic-proxy write (st.shared) needs fence.proxy.async before the wgmma reads it. When the
+//     agent model lands, the reads should become accesses of the issuing thread's async agent,
+//     issued through `async_issue` and acquiring only the thread's last proxy fence, and
+//     retiring at the wait_group. Note: Triton feeds wgmma from cp.async (non-bulk) with only
+//     wgmma.fence and bar.sync between (examples/kernels/triton/matmul_ptr_sm90a_*), which must
+//     stay race-free: treat cp.async's landed writes as not needing the proxy fence.
+//   - wgmma.fence: gpueq checks only the ISA's first rule, a fence before a warp's first
+//     wgmma.mma_async; the rule about registers accessed between a fence and an mma_async is not
+//     checked.
+#pragma once
+
+#include <gpueq/exec/engine.hpp>
+#include <gpueq/exec/wgmma_layout.hpp>
+
+#include <boost/unordered/unordered_flat_map.hpp>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wrestrict"  // GCC bug 105329, as in exec/engine.hpp
+#endif
+
+namespace gpueq::exec {
+
+// The shape and types of one wgmma.mma_async: .m64nNkK.dtype.atype.btype.
+template <value_domain D, observer O>
+struct engine<D, O>::wgmma_shape {
+  std::uint32_t n = 0, k = 0;
+  vtype dtype = vtype::f32, ab = vtype::f16;
+  bool operator==(const wgmma_shape&) const = default;
+};
+
+template <value_domain D, observer O>
+struct engine<D, O>::wgmma_warp {
+  struct chunk {  // a 16-byte piece of an operand in shared memory
+    std::uint32_t region = 0;
+    std::uint64_t offset = 0;
+    bool operator<(const chunk& o) const { return region != o.region ? region < o.region : offset < o.offset; }
+    bool operator==(const chunk&) const = default;
+  };
+  struct operand {  // an element read from shared memory: the stored values that held its bytes
+    std::uint32_t region = 0;
+    std::uint64_t offset = 0;
+    std::uint32_t first = 0, last = 0;  // the store slots of its first and last byte
+    value v;                            // the first one's value then
+  };
+  struct issue {
+    std::uint64_t id = 0;
+    std::uint32_t pc = 0;
+    std::vector<chunk> reads;
+    std::vector<operand> operands;
+  };
+  struct owned {  // a register an in-flight wgmma.mma_async owns
+    value v;          // what the retiring wait lands in it
+    std::uint64_t id = 0;  // the last wgmma.mma_async that owns it
+    std::uint32_t pc = 0;
+    wgmma_shape shape;
+    bool accumulator = true;
+  };
+  std::vector<issue> open;                // issued, not yet committed
+  std::deque<std::vector<issue>> groups;  // committed and pending, oldest first
+  std::uint64_t next_id = 1;
+  bool fenced = false;
+  std::vector<std::uint32_t> issued;  // the wgmma.mma_async instructions the warp issued, in order
+  std::array<boost::unordered_flat_map<std::uint32_t, owned>, warp_size> lanes;
+};
+
+template <value_domain D, observer O>
+inline auto engine<D, O>::wgmma_state(std::uint32_t w) -> wgmma_warp& {
+  if (!wgmma_warps_[w]) wgmma_warps_[w] = std::make_shared<wgmma_warp>();
+  return *wgmma_warps_[w];
+}
+
+template <value_domain D, observer O>
+inline std::string engine<D, O>::wgmma_in_flight_message(std::uint32_t r, std::uint32_t pc) const {
+  return "register " + register_name(r) + " belongs to the wgmma.mma_async at " + where(pc) +
+         ", which is still in flight: it is read before the wgmma.wait_group that retires the operation";
+}
+
+template <value_domain D, observer O>
+inline auto engine<D, O>::wgmma_shape_of(const xinstr& x, std::uint32_t u) -> wgmma_shape {
+  wgmma_shape s;
+  std::string shape;
+  for (auto id : x.unknown_mods) {
+    std::string_view m = p_.str(id);
+    if (m == ".e4m3" || m == ".e5m2")
+      fail_at(error_kind::unsupported, u, "wgmma.mma_async on fp8 (.e4m3/.e5m2) operands is not modelled yet");
+    if (m.starts_with(".m64n") && shape.empty()) shape = std::string(m);
+    else fail_at(error_kind::unsupported, u, "wgmma.mma_async modifier " + std::string(m));
+  }
+  // ".m64n<N>k<K>"
+  auto kpos = shape.find('k');
+  if (shape.empty() || kpos == std::string::npos)
+    fail_at(error_kind::unsupported, u, "wgmma.mma_async without its .m64nNkK shape");
+  auto num = [&](std::string_view t) {
+    std::uint32_t v = 0;
+    auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (ec != std::errc{} || p != t.data() + t.size()) fail_at(error_kind::unsupported, u, "wgmma.mma_async shape " + shape);
+    return v;
+  };
+  s.n = num(std::string_view(shape).substr(5, kpos - 5));
+  s.k = num(std::string_view(shape).substr(kpos + 1));
+  if (x.types.size() != 3 || x.types[1] != x.types[2])
+    fail_at(error_kind::unsupported, u, "this wgmma.mma_async form (expected .dtype.atype.btype with atype = btype)");
+  s.dtype = x.types[0];
+  s.ab = x.types[1];
+  const bool half = s.ab == vtype::f16 || s.ab == vtype::bf16;
+  if (!(half && s.k == 16) && !(s.ab == vtype::tf32 && s.k == 8))
+    fail_at(error_kind::unsupported, u, "this wgmma.mma_async shape and type (gpueq models k16 .f16/.bf16 and k8 .tf32)");
+  if (s.dtype != vtype::f32 && !(s.dtype == vtype::f16 && s.ab == vtype::f16))
+    fail_at(error_kind::unsupported, u, "this wgmma.mma_async accumulator type (.f32, or .f16 with .f16 inputs)");
+  if (s.n < 8 || s.n > 256 || s.n % 8 != 0)
+    fail_at(error_kind::barrier, u, "wgmma.mma_async n" + std::to_string(s.n) + ": N is a multiple of 8 in 8..256");
+  return s;
+}
+
+// The warps of a warpgroup issue the same wgmma.mma_async instructions in the same order.
+template <value_domain D, observer O>
+inline void engine<D, O>::wgmma_aligned(const std::vector<std::uint32_t>& members) {
+  const std::uint32_t u0 = members.front(), w = u0 / warp_size, g = w / 4;
+  auto& mine = wgmma_state(w).issued;
+  const std::size_t k = mine.size();
+  for (std::uint32_t v = 4 * g; v < 4 * g + 4 && v < warps_; ++v) {
+    if (v == w || !wgmma_warps_[v]) continue;
+    const auto& theirs = wgmma_warps_[v]->issued;
+    if (theirs.size() > k && theirs[k] != pc_[u0])
+      fail_at(error_kind::barrier, u0,
+              "warp " + std::to_string(w) + " issues the wgmma.mma_async at " + where(pc_[u0]) + " where warp " +
+                  std::to_string(v) + " of warpgroup " + std::to_string(g) + " issued the one at " +
+                  where(theirs[k]) + ": all warps of a warpgroup must execute the same wgmma.mma_async");
+  }
+  mine.push_back(pc_[u0]);
+}
+
+template <value_domain D, observer O>
+inline void engine<D, O>::wgmma_fence(const std::vector<std::uint32_t>& members) {
+  wgmma_state(members.front() / warp_size).fenced = true;
+}
+
+template <value_domain D, observer O>
+inline void engine<D, O>::wgmma_mma_async(const xinstr& x, const std::vector<std::uint32_t>& members) {
+  const std::uint32_t u0 = members.front(), w = u0 / warp_size, row0 = 16 * (w % 4), pc = pc_[u0];
+  if (members.size() != warp_size) fail(error_kind::barrier, u0, "wgmma.mma_async needs all 32 lanes", pc);
+  const wgmma_shape s = wgmma_shape_of(x, u0);
+  auto& ws = wgmma_state(w);
+  if (!ws.fenced)
+    fail_at(error_kind::barrier, u0,
+            "wgmma.mma_async without a wgmma.fence before it: the warpgroup must execute wgmma.fence before its "
+            "first wgmma.mma_async");
+  wgmma_aligned(members);
+  const bool tf32 = s.ab == vtype::tf32, a_regs = x.ops.size() > 1 && x.ops[1].k == xoperand::kind::vector;
+  const std::size_t want = tf32 ? 6 : a_regs ? 7 : 8;
+  if (x.ops.size() != want)
+    fail_at(error_kind::unsupported, u0,
+            "wgmma.mma_async with " + std::to_string(x.ops.size()) + " operands (this form has " + std::to_string(want) +
+                ": d, a, b-desc, scale-d, imm-scale-a, imm-scale-b" + (tf32 ? "" : a_regs ? ", imm-trans-b" : ", imm-trans-a, imm-trans-b") + ")");
+  auto immediate = [&](std::size_t i, const char* what) -> std::int64_t {
+    const xoperand& o = x.ops[i];
+    if (o.k != xoperand::kind::imm || o.imm_float)
+      fail_at(error_kind::unsupported, u0, std::string("wgmma.mma_async's ") + what + " must be an integer constant");
+    return static_cast<std::int64_t>(o.imm);
+  };
+  const std::int64_t scale_a = immediate(4, "imm-scale-a"), scale_b = immediate(5, "imm-scale-b");
+  if ((scale_a != 1 && scale_a != -1) || (scale_b != 1 && scale_b != -1))
+    fail_at(error_kind::barrier, u0, "wgmma.mma_async's imm-scale-a and imm-scale-b are 1 or -1");
+  const bool trans_a = !tf32 && !a_regs && immediate(6, "imm-trans-a") != 0;
+  const bool trans_b = !tf32 && immediate(a_regs ? 6 : 7, "imm-trans-b") != 0;
+  const std::uint32_t e = tf32 ? 4 : 2, N = s.n, K = s.k;
+  const rkind kab = *rkind_of(s.ab), kd = s.dtype == vtype::f16 ? rkind::f16 : rkind::f32;
+
+  // Shared-memory operands: element (mn, k) through the descriptor, observed per 16-byte chunk.
+  std::vector<typename wgmma_warp::chunk> chunks;
+  std::vector<typename wgmma_warp::operand> operands;
+  auto smem = [&](const wgmma::descriptor& d, bool mn_major, std::uint32_t mn, std::uint32_t k) -> real {
+    std::uint64_t at = wgmma::element_address(d, mn_major, e, mn, k);
+    place p = locate(u0, ptx::state_space::shared, address_value{at, 0}, e);
+    if (p.r->space != memory_space::shared)
+      fail_at(error_kind::out_of_bounds, u0, "a wgmma.mma_async descriptor addresses 0x" + hex(at) + ", outside shared memory");
+    chunks.push_back({p.index, p.offset & ~std::uint64_t{15}});
+    const std::uint32_t first = p.r->slot(p.offset), last = p.r->slot(p.offset + e - 1);
+    real r = to_real(load_cell(u0, *p.r, p.offset, e), kab, u0);
+    if (first) operands.push_back({p.index, p.offset, first, last, p.r->value(first).value});
+    return r;
+  };
+  auto descriptor_of = [&](std::size_t i) { return wgmma::decode(to_bits(read(u0, x.ops[i]), u0)); };
+  auto& lanes = ws.lanes;
+  // A register of lane `u`: its pending value when an in-flight wgmma.mma_async owns it.
+  auto operand_register = [&](std::uint32_t u, const xoperand& o) -> value {
+    if (o.k == xoperand::kind::reg && reg(u, o.reg).is_in_flight())
+      if (auto it = lanes[u % warp_size].find(o.reg); it != lanes[u % warp_size].end()) return it->second.v;
+    return read(u, o);
+  };
+  auto half_of = [&](std::uint32_t u, const value& v, std::uint32_t h, rkind k) -> real {
+    if (v.t == value::tag::packed) return h ? v.r2 : v.r;
+    std::uint64_t b = to_bits(v, u);
+    return guarded([&] { return d_.from_float(h ? (b >> 16) & 0xffff : b & 0xffff, k); }, u);
+  };
+
+  std::vector<real> A(std::size_t{16} * K), B(std::size_t{K} * N), C(std::size_t{16} * N);
+  if (a_regs) {
+    auto ra = regs_of(x.ops[1]);
+    if (ra.size() != 4) fail_at(error_kind::unsupported, u0, "wgmma.mma_async's A fragment is four registers");
+    for (auto u : members)
+      for (std::uint32_t i = 0; i < (tf32 ? 4u : 8u); ++i) {
+        auto at = wgmma::a_element(tf32, u % 128, i);
+        value v = operand_register(u, *ra[tf32 ? i : i / 2]);
+        A[(at.row - row0) * K + at.col] = tf32 ? to_real(v, rkind::f32, u) : half_of(u, v, i % 2, kab);
+      }
+  } else {
+    const auto da = descriptor_of(1);
+    for (std::uint32_t r = 0; r < 16; ++r)
+      for (std::uint32_t k = 0; k < K; ++k) A[r * K + k] = smem(da, trans_a, row0 + r, k);
+  }
+  const auto db = descriptor_of(2);
+  for (std::uint32_t k = 0; k < K; ++k)
+    for (std::uint32_t n = 0; n < N; ++n) B[k * N + n] = smem(db, trans_b, n, k);
+  auto negate = [&](std::vector<real>& m) {
+    for (auto& v : m) {
+      real xs[1] = {v};
+      v = guarded([&] { return d_.arith(aop::neg, xs, kab, float_mode{}); }, u0);
+    }
+  };
+  if (scale_a < 0) negate(A);
+  if (scale_b < 0) negate(B);
+
+  // C: every lane's accumulators (the pending values of in-flight ones of the same shape), or 0.
+  auto rd = regs_of(x.ops[0]);
+  const std::uint32_t nd = s.dtype == vtype::f16 ? N / 4 : N / 2;
+  if (rd.size() != nd)
+    fail_at(error_kind::unsupported, u0,
+            "wgmma.mma_async .m64n" + std::to_string(N) + " ." + std::string(s.dtype == vtype::f16 ? "f16" : "f32") +
+                " accumulates in " + std::to_string(nd) + " registers, not " + std::to_string(rd.size()));
+  const real zero = guarded([&] { return d_.from_float(0, rkind::f32); }, u0);
+  for (auto u : members) {
+    const bool scale_d = truth(u, read(u, x.ops[3]));
+    auto& mine = lanes[u % warp_size];
+    for (std::uint32_t i = 0; i < N / 2; ++i) {
+      auto at = wgmma::accumulator_element(u % 128, i);
+      real& c = C[(at.row - row0) * N + at.col];
+      if (!scale_d) {
+        c = zero;
+        continue;
+      }
+      const xoperand& o = *rd[s.dtype == vtype::f16 ? i / 2 : i];
+      if (o.k == xoperand::kind::reg && reg(u, o.reg).is_in_flight()) {
+        auto it = mine.find(o.reg);
+        if (it == mine.end() || !it->second.accumulator || !(it->second.shape == s))
+          fail_at(error_kind::uninitialized, u,
+                  wgmma_in_flight_message(o.reg, reg(u, o.reg).provenance - 1) +
+                      " (only a wgmma.mma_async of the same shape may accumulate into it before then)");
+      }
+      value v = operand_register(u, o);
+      c = s.dtype == vtype::f16 ? half_of(u, v, i % 2, rkind::f16) : to_real(v, rkind::f32, u);
+    }
+  }
+  const std::vector<real> Dm = product(A, B, C, 16, N, K, u0);
+
+  // Observed reads at issue (the warp's first lane), kept for the retiring wait.
+  std::sort(chunks.begin(), chunks.end());
+  chunks.erase(std::unique(chunks.begin(), chunks.end()), chunks.end());
+  for (const auto& c : chunks) observe(u0, place{&regions_[c.region], c.region, c.offset}, 16, access_kind::read, pc);
+  const std::uint64_t id = ws.next_id++;
+  ws.open.push_back({id, pc, std::move(chunks), std::move(operands)});
+
+  // The destinations (and A's registers) are the operation's until its group retires.
+  for (auto u : members) {
+    auto& mine = lanes[u % warp_size];
+    auto own = [&](const xoperand& o, value v, bool accumulator) {
+      if (o.k != xoperand::kind::reg) return;
+      auto [it, fresh] = mine.try_emplace(o.reg);
+      if (fresh || accumulator) it->second.v = std::move(v);  // an A register keeps its first saved value
+      it->second.id = id;
+      it->second.pc = pc;
+      it->second.shape = s;
+      it->second.accumulator = accumulator;
+      reg(u, o.reg) = value::in_flight_of(pc);
+    };
+    for (std::uint32_t r = 0; r < nd; ++r) {
+      value v;
+      if (s.dtype == vtype::f16) {
+        real lo[1], hi[1];
+        for (std::uint32_t h = 0; h < 2; ++h) {
+          auto at = wgmma::accumulator_element(u % 128, 2 * r + h);
+          real f = Dm[(at.row - row0) * N + at.col];
+          (h ? hi : lo)[0] = guarded([&] { return d_.convert(f, rkind::f32, kd, float_mode{}); }, u);
+        }
+        v = value::of_packed(lo[0], hi[0], rkind::f16);
+      } else {
+        auto at = wgmma::accumulator_element(u % 128, r);
+        v = value::of_real(Dm[(at.row - row0) * N + at.col], rkind::f32);
+      }
+      own(*rd[r], std::move(v), true);
+    }
+    if (a_regs)
+      for (const xoperand* o : regs_of(x.ops[1])) {
+        if (o->k != xoperand::kind::reg) continue;
+        auto it = mine.find(o->reg);
+        if (it != mine.end() && it->second.accumulator)
+          fail_at(error_kind::barrier, u,
+                  "register " + register_name(o->reg) + " is the A operand of a wgmma.mma_async while the one at " +
+                      where(it->second.pc) + " accumulates into it");
+        value keep = it != mine.end() ? it->second.v : reg(u, o->reg);
+        own(*o, std::move(keep), false);
+      }
+  }
+}
+
+template <value_domain D, observer O>
+inline void engine<D, O>::wgmma_commit(const std::vector<std::uint32_t>& members) {
+  auto& ws = wgmma_state(members.front() / warp_size);
+  ws.groups.push_back(std::move(ws.open));  // an empty group when nothing was issued (the ISA's)
+  ws.open.clear();
+}
+
+// wgmma.wait_group N: every committed group but the newest N completes; its shared-memory reads
+// are observed again here and its registers land.
+template <value_domain D, observer O>
+inline void engine<D, O>::wgmma_wait(const xinstr& x, const std::vector<std::uint32_t>& members) {
+  const std::uint32_t u0 = members.front();
+  const xoperand& n = x.ops[0];
+  if (n.k != xoperand::kind::imm || n.imm_float)
+    fail_at(error_kind::unsupported, u0, "wgmma.wait_group's operand must be an integer constant");
+  if (members.size() != warp_size) fail(error_kind::barrier, u0, "wgmma.wait_group needs all 32 lanes", pc_[u0]);
+  auto& ws = wgmma_state(u0 / warp_size);
+  while (ws.groups.size() > n.imm) {
+    std::vector<typename wgmma_warp::issue> group = std::move(ws.groups.front());
+    ws.groups.pop_front();
+    for (const auto& is : group) {
+      for (const auto& c : is.reads)
+        observe(u0, place{&regions_[c.region], c.region, c.offset}, 16, access_kind::read, is.pc);
+      // The operation reads its operands until now: an element stored again since the issue
+      // (another stored value over its bytes, or a different value in the same place) was
+      // overwritten under it, by any thread, ordered or not (an unordered write is also the race
+      // just observed, which the verdict puts first). Stored values, not loads, are compared: a
+      // half of a symbolic pair cannot be reloaded once its other half is overwritten.
+      const std::uint32_t e = wgmma_shape_of(p_.code[is.pc], u0).ab == vtype::tf32 ? 4 : 2;
+      for (const auto& o : is.operands) {
+        region<real>& r = regions_[o.region];
+        const std::uint32_t first = r.slot(o.offset);
+        bool same = first == o.first && r.slot(o.offset + e - 1) == o.last;
+        if (same) {
+          const value& now = r.value(first).value;  // a store to the very same place reuses the slot
+          same = now.t == o.v.t && now.k == o.v.k &&
+                 (now.t == value::tag::bits     ? now.bits == o.v.bits
+                  : now.t == value::tag::real   ? d_.same(now.r, o.v.r)
+                  : now.t == value::tag::packed ? d_.same(now.r, o.v.r) && d_.same(now.r2, o.v.r2)
+                                                : false);
+        }
+        if (!same)
+          fail_at(error_kind::barrier, u0,
+                  "shared " + r.name + "[" + std::to_string(o.offset / r.element_bytes) + "] (byte " +
+                      std::to_string(o.offset) + "), an operand of the wgmma.mma_async at " + where(is.pc) +
+                      ", is overwritten before this wgmma.wait_group retires the operation (which reads it until then)");
+      }
+      for (auto u : members) {
+        auto& mine = ws.lanes[u % warp_size];
+        std::vector<std::uint32_t> landed;
+        for (auto& [name, owned] : mine)
+          if (owned.id == is.id) landed.push_back(name);
+        std::sort(landed.begin(), landed.end());  // the first overwritten one in register order
+        for (std::uint32_t rn : landed) {
+          auto it = mine.find(rn);
+          value& r = reg(u, it->first);
+          if (!r.is_in_flight() || r.provenance != it->second.pc + 1)
+            fail_at(error_kind::barrier, u,
+                    "register " + register_name(it->first) + ", " +
+                        (it->second.accumulator ? "an accumulator" : "an A operand") + " of the wgmma.mma_async at " +
+                        where(it->second.pc) +
+                        ", is written while the operation is in flight (before this wgmma.wait_group retires it)");
+          r = std::move(it->second.v);
+          mine.erase(it);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace gpueq::exec
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
