@@ -147,10 +147,11 @@ DONE:
 )";
 
 // A map built on the device, as Triton's tensor descriptors are: thread 0 zeroes 128 bytes of
-// shared memory, sets the fields of a 2-D f32 map over x (16 x 16, box 8 x 4, global address
-// from the x parameter) with tensormap.replace, copies it to the global scratch tensor with
-// tensormap.cp_fenceproxy, acquires it (fence.proxy.tensormap::generic), and loads the box at
-// (4, 8) with it; thread t < 32 stores word t of the tile to y[t].
+// shared memory and sets the fields of a 2-D f32 map over x (16 x 16, box 8 x 4, global address
+// from the x parameter) with tensormap.replace; the warp copies it to the global scratch tensor
+// with tensormap.cp_fenceproxy (.sync.aligned: a warp collective) and acquires it
+// (fence.proxy.tensormap::generic); thread 0 loads the box at (4, 8) with it, and thread t < 32
+// stores word t of the tile to y[t].
 inline constexpr std::string_view device_map = R"(
 .visible .entry device_map(.param .u64 y_param, .param .u64 x_param, .param .u64 scratch_param)
 {
@@ -193,9 +194,9 @@ ZERO:
   tensormap.replace.tile.interleave_layout.shared::cta.b1024.b32 [%rd10], 0;
   tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [%rd10], 0;
   tensormap.replace.tile.fill_mode.shared::cta.b1024.b32 [%rd10], 0;
+SYNC:
   tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd4], [%rd10], 128;
   fence.proxy.tensormap::generic.acquire.gpu [%rd4], 128;
-SYNC:
   bar.sync 0;
   @%p1 bra WAIT;
   mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r2], 128;

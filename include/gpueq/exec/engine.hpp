@@ -803,6 +803,9 @@ class engine {
       case op::setmaxnreg: case op::mma: case op::ldmatrix: case op::stmatrix: case op::movmatrix:
       case op::wmma_load: case op::wmma_store: case op::wmma_mma:
         return arrive_warp(t, x, pc);
+      case op::tensormap_cp_fenceproxy:  // .sync.aligned: the warp copies the map once (bulk_copy.hpp)
+        if (x.has(flag::aligned)) return arrive_warp(t, x, pc);
+        break;
       default: break;
     }
     try {

@@ -271,14 +271,28 @@ inline void engine<D, O>::bulk_copy(std::uint32_t t, const xinstr& x, std::uint3
     check_alignment(t, s.at, 16);
     const auto n = static_cast<std::uint32_t>(size);
     place to = locate(t, spaces[0], d, n), from = locate(t, spaces[1], s, n);
-    // In pieces of the source's element size (the cells a kernel stored or a tensor's elements).
-    std::uint32_t w = std::min<std::uint32_t>(8, std::max<std::uint32_t>(1, from.r->element_bytes));
-    if (reduce) w = exec::bytes(x.type);
-    if (w == 0 || size % w != 0) fail_at(error_kind::unsupported, t, "a bulk copy whose size is not a multiple of its elements");
+    // In pieces: a reduction's elements (its type), else the cells the source holds (a value a
+    // kernel stored whole is moved whole, so symbolic data needs no splitting), or a tensor's
+    // elements where nothing was stored.
     rkind k = rkind_of(x.type).value_or(rkind::integer);
-    for (std::uint64_t off = 0; off < size; off += w)
+    const std::uint32_t typed = reduce ? exec::bytes(x.type) : 0;
+    if (reduce && (typed == 0 || size % typed != 0))
+      fail_at(error_kind::unsupported, t, "a bulk reduction whose size is not a multiple of its elements");
+    for (std::uint64_t off = 0; off < size;) {
+      std::uint32_t w = typed;
+      if (!w) {
+        const std::uint64_t at = from.offset + off;
+        w = std::max<std::uint32_t>(1, std::min<std::uint32_t>(8, from.r->element_bytes));
+        if (std::uint32_t slot = from.r->slot(at)) {
+          const auto& sv = from.r->value(slot);
+          w = sv.offset == at && sv.width <= size - off ? sv.width : 1;
+        }
+        if (off + w > size || (at % w) != 0) w = 1;
+      }
       bulk_move(t, agent, pc, place{from.r, from.index, from.offset + off}, place{to.r, to.index, to.offset + off}, w,
                 reduce, k, x);
+      off += w;
+    }
     tx_bytes = size;
   }
   if (with_mbarrier) {
@@ -312,7 +326,8 @@ inline void engine<D, O>::bulk_wait(std::uint32_t t, const xinstr& x, std::uint3
 }
 
 // tensormap.replace.tile.<field>{.space}.b1024.<type> [map], {ord,} new_val: one field of a map in
-// memory; tensormap.cp_fenceproxy.<dst>.<src>... [dst], [src], 128: a map copied whole (its fields).
+// memory; tensormap.cp_fenceproxy.<dst>.<src>... [dst], [src], 128: a map copied whole (its fields;
+// with .sync.aligned a warp collective, copied once by the first member after all arrived).
 template <value_domain D, observer O>
 inline void engine<D, O>::tensormap_op(std::uint32_t t, const xinstr& x, std::uint32_t pc) {
   ptx::state_space space = x.has_space ? x.space : ptx::state_space::generic;
@@ -338,7 +353,9 @@ inline void engine<D, O>::tensormap_op(std::uint32_t t, const xinstr& x, std::ui
     // The fields of gpueq's layout, then whatever bytes past them the source holds (a map that
     // was zeroed first, as Triton's are): the copy is the whole 128 bytes.
     std::vector<std::pair<tma::field_slot, value>> fields;
-    read_waits_ = true;  // a map another thread is still writing: wait, as a load does
+    // A map another thread is still writing: wait, as a load does (not in the warp-collective
+    // form, which runs when the warp's members have all arrived: try_collective).
+    read_waits_ = !x.has(flag::aligned);
     std::uint32_t end = 0;
     tma::encode(tma::tensor_map{}, [&](tma::field_slot f, std::uint64_t) {
       fields.push_back({f, load_cell(t, *from.r, from.offset + f.offset, f.width)});
