@@ -15,7 +15,7 @@ using namespace gpueq;
 
 namespace {
 
-std::string dir() { return std::string(GPUEQ_SOURCE_DIR) + "/examples/kernels/hopper/"; }
+std::string map_spec_dir() { return std::string(GPUEQ_SOURCE_DIR) + "/examples/kernels/hopper/"; }
 
 // The tma_tile pair with the given x_map (y_map: box [32, 16], no swizzle).
 check::pair_spec with_map(const std::string& x_map, const std::string& entry = "tma_tile_ok") {
@@ -24,10 +24,10 @@ check::pair_spec with_map(const std::string& x_map, const std::string& entry = "
           "tensor_maps": {"x_map": )" + x_map + R"(, "y_map": {"tensor": "y", "box": [32, 16]}},
           "reference": {"ptx": "tma_tile.ptx", "entry": "tile_naive", "params": ["x", "y"], "grid": [2, 2], "block": [128]},
           "candidate": {"ptx": "tma_tile.ptx", "entry": ")" + entry + R"(", "params": ["x_map", "y_map"], "grid": [2, 2], "block": [128]}})",
-      dir() + "map.pair.json");
+      map_spec_dir() + "map.pair.json");
 }
 
-std::string resolve_error(const check::pair_spec& s) {
+std::string map_resolve_error(const check::pair_spec& s) {
   try {
     (void)check::resolve(s);
   } catch (const support::diagnostic_error& e) {
@@ -39,19 +39,19 @@ std::string resolve_error(const check::pair_spec& s) {
 }  // namespace
 
 TEST_CASE("tensor maps are read, and checked as the driver checks them") {
-  CHECK(resolve_error(with_map(R"({"tensor": "x", "box": [32, 16], "swizzle": "128B"})")) == "");
+  CHECK(map_resolve_error(with_map(R"({"tensor": "x", "box": [32, 16], "swizzle": "128B"})")) == "");
   // 32 f32 per box row are 128 bytes: more than the 64B swizzle's span.
-  std::string e = resolve_error(with_map(R"({"tensor": "x", "box": [32, 16], "swizzle": "64B"})"));
+  std::string e = map_resolve_error(with_map(R"({"tensor": "x", "box": [32, 16], "swizzle": "64B"})"));
   CHECK_MESSAGE(e.find("tensor map 'x_map': tensor map: the inner box dimension, 128 bytes, exceeds the 64B swizzle span") !=
                     std::string::npos,
                 e);
-  e = resolve_error(with_map(R"({"tensor": "x", "box": [32, 16], "global_strides": [200]})"));
+  e = map_resolve_error(with_map(R"({"tensor": "x", "box": [32, 16], "global_strides": [200]})"));
   CHECK_MESSAGE(e.find("globalStrides[0] = 200 bytes (dimension 1) is not a multiple of 16") != std::string::npos, e);
-  e = resolve_error(with_map(R"({"tensor": "x", "box": [32, 16], "global_dims": [64, 64]})"));
+  e = map_resolve_error(with_map(R"({"tensor": "x", "box": [32, 16], "global_dims": [64, 64]})"));
   CHECK_MESSAGE(e.find("reach byte 16384 of tensor 'x', which has 8192") != std::string::npos, e);
-  e = resolve_error(with_map(R"({"tensor": "x", "box": [32]})"));
+  e = map_resolve_error(with_map(R"({"tensor": "x", "box": [32]})"));
   CHECK_MESSAGE(e.find("box needs 2 extents") != std::string::npos, e);
-  e = resolve_error(with_map(R"({"tensor": "x", "box": [32, 16], "interleave": "16B"})"));
+  e = map_resolve_error(with_map(R"({"tensor": "x", "box": [32, 16], "interleave": "16B"})"));
   CHECK_MESSAGE(e.find("interleaved layouts are not modelled") != std::string::npos, e);
   CHECK_THROWS_WITH_AS((void)with_map(R"({"tensor": "z", "box": [32, 16]})"),
                        doctest::Contains("tensor_maps.x_map.tensor: 'z' is not a tensor of the spec"), support::diagnostic_error);
@@ -61,7 +61,7 @@ TEST_CASE("tensor maps are read, and checked as the driver checks them") {
   CHECK_THROWS_WITH_AS((void)with_map(R"({"tensor": "x"})"), doctest::Contains("needs \"tensor\" and \"box\""),
                        support::diagnostic_error);
   // A map bound to a parameter that is not a CUtensorMap: tile_naive's first parameter is a .u64.
-  e = resolve_error(with_map(R"({"tensor": "x", "box": [32, 16]})", "tile_naive"));
+  e = map_resolve_error(with_map(R"({"tensor": "x", "box": [32, 16]})", "tile_naive"));
   CHECK_MESSAGE(e.find("is a tensor map but the PTX parameter is not `.param .align 64 .b8") != std::string::npos, e);
 }
 

@@ -22,7 +22,7 @@ namespace tma = exec::tma;
 
 namespace {
 
-tma::tensor_map map2d(std::uint64_t rows, std::uint64_t cols, std::uint32_t box_cols, std::uint32_t box_rows) {
+tma::tensor_map proxy_map2d(std::uint64_t rows, std::uint64_t cols, std::uint32_t box_cols, std::uint32_t box_rows) {
   tma::tensor_map m;
   m.rank = 2;
   m.global_dim = {cols, rows, 1, 1, 1};
@@ -31,7 +31,7 @@ tma::tensor_map map2d(std::uint64_t rows, std::uint64_t cols, std::uint32_t box_
   return m;
 }
 
-struct checked {
+struct proxy_run {
   std::unique_ptr<kernel> k;
   std::string text;
   race::report report;
@@ -40,8 +40,8 @@ struct checked {
   std::uint32_t line(std::uint32_t instruction) const { return k->module.functions[0].instructions[instruction].line; }
 };
 
-checked run_race(std::string text, const exec::launch& l) {
-  checked c;
+proxy_run run_proxy(std::string text, const exec::launch& l) {
+  proxy_run c;
   c.text = std::move(text);
   c.k = load(c.text, "proxy.ptx");
   fixture<exec::exact_domain> f([](std::string_view, std::uint64_t e) { return rat(static_cast<long long>(e)); });
@@ -53,29 +53,29 @@ checked run_race(std::string text, const exec::launch& l) {
   return c;
 }
 
-exec::launch load_launch() {
+exec::launch proxy_load_launch() {
   exec::launch l;
   l.block = {32, 1, 1};
   l.tensors = {out_f32("y", 32), tensor("a", exec::rkind::f32, {8, 32}, true, false)};
   exec::param_binding m{false, 0};
   m.map = true;
   l.params = {{true, 0}, m};
-  l.tensor_maps.push_back({"a_map", 1, map2d(8, 32, 8, 4)});
+  l.tensor_maps.push_back({"a_map", 1, proxy_map2d(8, 32, 8, 4)});
   return l;
 }
 
-exec::launch store_launch() {
+exec::launch proxy_store_launch() {
   exec::launch l;
   l.block = {64, 1, 1};
   l.tensors = {tensor("y", exec::rkind::f32, {16, 32}, true, true)};
   exec::param_binding m{false, 0};
   m.map = true;
   l.params = {m};
-  l.tensor_maps.push_back({"y_map", 0, map2d(16, 32, 8, 8)});
+  l.tensor_maps.push_back({"y_map", 0, proxy_map2d(16, 32, 8, 8)});
   return l;
 }
 
-std::string listing(const checked& c) {
+std::string proxy_listing(const proxy_run& c) {
   std::string s;
   for (const auto& g : c.report.races) s += race::format(g.example, c.info) + "; ";
   return s;
@@ -84,9 +84,9 @@ std::string listing(const checked& c) {
 }  // namespace
 
 TEST_CASE("a TMA load waited for through its mbarrier is race-free") {
-  auto c = run_race(tma_kernels::load_box(".shared .align 128 .b8 tile[128];", 0, 0, 128), load_launch());
+  auto c = run_proxy(tma_kernels::load_box(".shared .align 128 .b8 tile[128];", 0, 0, 128), proxy_load_launch());
   REQUIRE_MESSAGE(!c.error, c.error->message);
-  CHECK_MESSAGE(c.report.races.empty(), listing(c));
+  CHECK_MESSAGE(c.report.races.empty(), proxy_listing(c));
   CHECK(c.info.agents == 32);
 }
 
@@ -97,7 +97,7 @@ TEST_CASE("reading a TMA destination before waiting on the mbarrier races with t
   text.replace(text.find(wait), wait.size(), "READ:\n");
   text.replace(text.find("@%p1 bra WAIT;"), 14, "@%p1 bra READ;");
   text.replace(text.find("  ret;\n}"), 8, wait + "  ret;\n}");
-  auto c = run_race(text, load_launch());
+  auto c = run_proxy(text, proxy_load_launch());
   REQUIRE_MESSAGE(!c.error, c.error->message);
   REQUIRE_MESSAGE(!c.report.races.empty(), "no race found");
   bool found = false;
@@ -113,24 +113,24 @@ TEST_CASE("reading a TMA destination before waiting on the mbarrier races with t
       CHECK_MESSAGE(contains(f, "shared tile["), f);
     }
   }
-  CHECK_MESSAGE(found, listing(c));
+  CHECK_MESSAGE(found, proxy_listing(c));
 }
 
 TEST_CASE("a TMA store of shared memory fenced by its writers, or by the issuer after the barrier, is race-free") {
   for (bool by_issuer : {false, true}) {
     CAPTURE(by_issuer);
-    auto c = run_race(tma_kernels::store_box(false, true, by_issuer), store_launch());
+    auto c = run_proxy(tma_kernels::store_box(false, true, by_issuer), proxy_store_launch());
     REQUIRE_MESSAGE(!c.error, c.error->message);
-    CHECK_MESSAGE(c.report.races.empty(), listing(c));
-    auto red = run_race(tma_kernels::store_box(true, true, by_issuer), store_launch());
+    CHECK_MESSAGE(c.report.races.empty(), proxy_listing(c));
+    auto red = run_proxy(tma_kernels::store_box(true, true, by_issuer), proxy_store_launch());
     REQUIRE_MESSAGE(!red.error, red.error->message);
-    CHECK_MESSAGE(red.report.races.empty(), listing(red));
+    CHECK_MESSAGE(red.report.races.empty(), proxy_listing(red));
   }
 }
 
 TEST_CASE("a TMA store of shared memory written without fence.proxy.async: a race, reported as a missing proxy fence") {
   std::string text = tma_kernels::store_box(false, false);
-  auto c = run_race(text, store_launch());
+  auto c = run_proxy(text, proxy_store_launch());
   REQUIRE_MESSAGE(!c.error, c.error->message);
   REQUIRE_MESSAGE(!c.report.races.empty(), "no race found");
   const race::race& r = c.report.races.front().example;
@@ -152,7 +152,7 @@ TEST_CASE("a fence by one writer does not cover another writer's unordered write
   // the barrier but no proxy fence (neither theirs nor the issuer's after the barrier).
   std::string text = tma_kernels::store_box(false, false);
   text.replace(text.find("  bar.sync 0;"), 13, "  setp.eq.u32 %p2, %r1, 0;\n  @%p2 fence.proxy.async.shared::cta;\n  bar.sync 0;");
-  auto c = run_race(text, store_launch());
+  auto c = run_proxy(text, proxy_store_launch());
   REQUIRE_MESSAGE(!c.error, c.error->message);
   REQUIRE(!c.report.races.empty());
   CHECK(c.report.races.front().count == 63);  // thread 0's own write is fenced
@@ -161,11 +161,11 @@ TEST_CASE("a fence by one writer does not cover another writer's unordered write
 }
 
 TEST_CASE("bulk copies and a device-built map are race-free") {
-  auto b = run_race(std::string(tma_kernels::bulk), one_cta(16, {out_f32("y", 16), in_f32("x", 32)}));
+  auto b = run_proxy(std::string(tma_kernels::bulk), one_cta(16, {out_f32("y", 16), in_f32("x", 32)}));
   REQUIRE_MESSAGE(!b.error, b.error->message);
-  CHECK_MESSAGE(b.report.races.empty(), listing(b));
-  auto d = run_race(std::string(tma_kernels::device_map),
+  CHECK_MESSAGE(b.report.races.empty(), proxy_listing(b));
+  auto d = run_proxy(std::string(tma_kernels::device_map),
                     one_cta(32, {out_f32("y", 32), tensor("x", exec::rkind::f32, {16, 16}, true, false), out_int("scratch", 16, 8)}));
   REQUIRE_MESSAGE(!d.error, d.error->message);
-  CHECK_MESSAGE(d.report.races.empty(), listing(d));
+  CHECK_MESSAGE(d.report.races.empty(), proxy_listing(d));
 }

@@ -1025,9 +1025,8 @@ class engine {
   tma::tensor_map read_map(std::uint32_t t, const xoperand& a, std::uint32_t observer_thread, std::uint32_t pc);
   void bulk_copy(std::uint32_t t, const xinstr& x, std::uint32_t pc);
   void bulk_move(std::uint32_t t, std::uint32_t agent, std::uint32_t pc, const place& from, const place& to,
-                 std::uint32_t width, bool reduce, rkind k, const xinstr& x);
-  void bulk_complete_tx(std::uint32_t t, std::uint32_t agent, const xinstr& x, const xoperand& a, std::uint32_t pc,
-                        std::uint64_t tx);
+                 std::uint32_t width, bool reduce, rkind k);
+  void bulk_complete_tx(std::uint32_t t, std::uint32_t agent, const xoperand& a, std::uint32_t pc, std::uint64_t tx);
   void bulk_wait(std::uint32_t t, const xinstr& x, std::uint32_t pc);
   void tensormap_op(std::uint32_t t, const xinstr& x, std::uint32_t pc);
   // barrier.hpp

@@ -131,16 +131,13 @@ inline tma::tensor_map engine<D, O>::read_map(std::uint32_t t, const xoperand& a
 // read and write; a reduction adds into `to` (kind k; integers by their bits) as an atomic add.
 template <value_domain D, observer O>
 inline void engine<D, O>::bulk_move(std::uint32_t t, std::uint32_t agent, std::uint32_t pc, const place& from,
-                                    const place& to, std::uint32_t width, bool reduce, rkind k, const xinstr& x) {
+                                    const place& to, std::uint32_t width, bool reduce, rkind k) {
   value v = load_cell(t, *from.r, from.offset, width);
   observe(agent, from, width, access_kind::read, pc);
   if (reduce) {
     value old = load_cell(t, *to.r, to.offset, width);
     observe(agent, to, width, access_kind::atomic, pc, {}, atomic_op::add);
-    if (k != rkind::integer) {
-      real xs[2] = {to_real(old, k, t), to_real(v, k, t)};
-      v = value::of_real(guarded([&] { return d_.arith(aop::add, xs, k, float_mode{}); }, t), k);
-    } else if (is_symbolic(old) || is_symbolic(v)) {
+    if (k != rkind::integer || is_symbolic(old) || is_symbolic(v)) {  // data through the domain
       real xs[2] = {to_real(old, k, t), to_real(v, k, t)};
       v = value::of_real(guarded([&] { return d_.arith(aop::add, xs, k, float_mode{}); }, t), k);
     } else {
@@ -148,7 +145,6 @@ inline void engine<D, O>::bulk_move(std::uint32_t t, std::uint32_t agent, std::u
       v = value::of_bits((to_bits(old, t) + to_bits(v, t)) & mask);
     }
     to.r->store(to.offset, width, std::move(v));
-    (void)x;
     return;
   }
   observe(agent, to, width, access_kind::write, pc, identity_of(v));
@@ -157,7 +153,7 @@ inline void engine<D, O>::bulk_move(std::uint32_t t, std::uint32_t agent, std::u
 
 // The agent's complete_tx of `bytes` on the mbarrier at operand a (a load's landing).
 template <value_domain D, observer O>
-inline void engine<D, O>::bulk_complete_tx(std::uint32_t t, std::uint32_t agent, const xinstr& x, const xoperand& a,
+inline void engine<D, O>::bulk_complete_tx(std::uint32_t t, std::uint32_t agent, const xoperand& a,
                                            std::uint32_t pc, std::uint64_t tx) {
   address_value addr = effective_address(t, a);
   check_alignment(t, addr.at, 8);
@@ -175,7 +171,6 @@ inline void engine<D, O>::bulk_complete_tx(std::uint32_t t, std::uint32_t agent,
   mbarrier_register(agent, key, m, pc);
   m.tx -= static_cast<std::int64_t>(tx);
   mbarrier_try_complete(key, m);
-  (void)x;
 }
 
 template <value_domain D, observer O>
@@ -241,22 +236,19 @@ inline void engine<D, O>::bulk_copy(std::uint32_t t, const xinstr& x, std::uint3
       place base = locate(t, ptx::state_space::shared, s, static_cast<std::uint32_t>(shape.shared_bytes));
       const std::uint32_t w = shape.element_bytes;
       const auto shared_address = static_cast<std::uint32_t>(base.r->base + base.offset);
-      bool filled = false;
       tma::for_each_element(map, coords, shared_address, [&](const tma::element& e) {
         place sh{base.r, base.index, base.offset + e.shared_offset};
         if (!e.in_bounds) {
           if (!to_shared) return;  // a store or reduction skips elements outside the tensor
           value fill = value::of_bits(tma::fill_bits(map));
-          filled = true;
           observe(agent, sh, w, access_kind::write, pc, identity_of(fill));
           sh.r->store(sh.offset, w, std::move(fill));
           return;
         }
         place gl = locate(t, ptx::state_space::global, {map.global_address + e.global_offset, 0}, w);
-        if (to_shared) bulk_move(t, agent, pc, gl, sh, w, false, k, x);
-        else bulk_move(t, agent, pc, sh, gl, w, reduce, k, x);
+        if (to_shared) bulk_move(t, agent, pc, gl, sh, w, false, k);
+        else bulk_move(t, agent, pc, sh, gl, w, reduce, k);
       });
-      (void)filled;
       tx_bytes = shape.transaction_bytes;
     } catch (const tma::map_error& e) {
       fail_at(e.which() == tma::map_error::kind::invalid ? error_kind::out_of_bounds : error_kind::unsupported, t,
@@ -290,13 +282,13 @@ inline void engine<D, O>::bulk_copy(std::uint32_t t, const xinstr& x, std::uint3
         if (off + w > size || (at % w) != 0) w = 1;
       }
       bulk_move(t, agent, pc, place{from.r, from.index, from.offset + off}, place{to.r, to.index, to.offset + off}, w,
-                reduce, k, x);
+                reduce, k);
       off += w;
     }
     tx_bytes = size;
   }
   if (with_mbarrier) {
-    bulk_complete_tx(t, agent, x, x.ops[tensor ? 2 : 3], pc, tx_bytes);
+    bulk_complete_tx(t, agent, x.ops[tensor ? 2 : 3], pc, tx_bytes);
   } else {
     proxy_[t].pending.push_back(bulk_pending{proxy_[t].committed, async_done(t, pc)});
   }
