@@ -99,6 +99,7 @@ inline json access(const race_side& s, const race::race_access& a) {
   json j;
   j["access"] = kinds[static_cast<std::size_t>(a.kind)];
   j["thread"] = thread(s, a.thread);
+  j["async_proxy"] = a.async_proxy;  // the access is a TMA/bulk copy's, issued by the thread
   j["instruction"] = a.instruction;
   j["location"] = location(s, a.instruction);
   j["segment"] = a.segment;
@@ -157,6 +158,7 @@ inline json side_json(const race_side& s) {
       json x;
       x["kind"] = std::string(race::name(grp.example.kind));
       x["benign"] = grp.all_benign;
+      x["missing_proxy_fence"] = grp.example.missing_proxy_fence;
       x["count"] = grp.count;
       x["address"] = address(s, grp.example);
       x["first"] = access(s, grp.example.first);
@@ -391,8 +393,8 @@ inline json side_results(const race_side& s) {
       int id = 1;
       constexpr const char* verbs[] = {"read", "write", "atomic"};
       auto side_text = [&](const race::race_access& a, const char* which) {
-        return std::string(which) + " access: " + verbs[static_cast<std::size_t>(a.kind)] + " by thread " +
-               std::to_string(a.thread);
+        return std::string(which) + " access: " + verbs[static_cast<std::size_t>(a.kind)] +
+               (a.async_proxy ? " by the async proxy of thread " : " by thread ") + std::to_string(a.thread);
       };
       auto first = instruction_locations(s, r.first.instruction, side_text(r.first, "first"), id);
       auto second = instruction_locations(s, r.second.instruction, side_text(r.second, "second"), id);

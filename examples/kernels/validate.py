@@ -29,6 +29,7 @@ def check(spec_path, validator):
     if validator is not None:
         problems += [f'schema: {e.message} at {list(e.path)}' for e in validator.iter_errors(spec)]
     tensors, scalars, structs = spec.get('tensors', {}), spec.get('scalars', {}), spec.get('structs', {})
+    maps = spec.get('tensor_maps', {})
     used = set()
     for side in ('reference', 'candidate'):
         k = spec.get(side, {})
@@ -54,7 +55,13 @@ def check(spec_path, validator):
             continue
         for p, (ty, _, count) in zip(params, es[name]):
             used.add(p)
-            if p in structs:
+            if p in maps:
+                used.add(maps[p].get('tensor'))
+                if maps[p].get('tensor') not in tensors:
+                    problems.append(f'{side}: tensor map {p} names no tensor of the spec')
+                if ty != 'b8' or int(count or 1) != 128:
+                    problems.append(f'{side}: tensor map {p} bound to a .{ty} parameter, not .b8[128]')
+            elif p in structs:
                 m = re.match(r'[bsuf](\d+)$', ty)
                 size = (int(m.group(1)) // 8 if m else 0) * int(count or 1)
                 spans = []
@@ -85,7 +92,7 @@ def check(spec_path, validator):
                 if ty in ('u64', 'b64') and not isinstance(scalars[p], int):
                     problems.append(f'{side}: scalar {p} bound to a pointer-sized parameter')
             else:
-                problems.append(f'{side}: parameter name {p} is neither a tensor, a scalar nor a struct')
+                problems.append(f'{side}: parameter name {p} is neither a tensor, a scalar, a struct nor a tensor map')
         threads = 1
         for b in k.get('block', []):
             threads *= b

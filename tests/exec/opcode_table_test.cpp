@@ -206,8 +206,8 @@ TEST_CASE("the opcode table: every supported opcode is executed by a test, every
 namespace {
 
 // dp4a, bmsk and fns parse (sm_80 has them) but are not modelled. The second kernel's first
-// instruction carries a modifier the decoder does not know (.L2::evict_last): the table's message
-// must still win.
+// instruction carries a modifier the decoder does not know (.L2): the table's message must still
+// win.
 constexpr std::string_view unsupported_kernel = R"(
 .visible .entry waits()
 {
@@ -224,7 +224,7 @@ constexpr std::string_view modifier_kernel = R"(
 {
   .reg .b64 %rd<2>;
   ld.param.u64 %rd1, [x_param];
-  prefetch.global.L2::evict_last [%rd1];
+  discard.global.L2 [%rd1], 128;
   ret;
 }
 )";
@@ -250,10 +250,10 @@ TEST_CASE_TEMPLATE("an unsupported opcode stops the run with the table's message
   auto e2 = expect_error(*p, one_cta(1, {in_f32("x", 4)}), g.d);
   CHECK(e2.kind == exec::error_kind::unsupported);
   CAPTURE(e2.message);
-  CHECK(contains(e2.message, "hint.ptx:" + std::to_string(line_of(modifier_kernel, "prefetch")) +
+  CHECK(contains(e2.message, "hint.ptx:" + std::to_string(line_of(modifier_kernel, "discard")) +
                                  ": thread (0,0,0) (warp 0, lane 0): unsupported: " +
-                                 std::string(ptx::unsupported_message(ptx::opcode::prefetch))));
-  CHECK_FALSE(contains(e2.message, "modifier .L2::evict_last"));  // not the unknown-modifier error
+                                 std::string(ptx::unsupported_message(ptx::opcode::discard))));
+  CHECK_FALSE(contains(e2.message, "modifier .L2"));  // not the unknown-modifier error
 }
 
 TEST_CASE("ptx::unsupported_instructions names what the engine then stops at") {

@@ -414,3 +414,55 @@ TEST_CASE("a .callprototype after a label is kept verbatim and printed back") {
   CHECK(printed.find(".callprototype (.param .b32 _) _ (.param .b32 _);") != std::string::npos);
   CHECK(ptx::difference(m, ptx::parse(printed)) == "");
 }
+
+TEST_CASE("the async proxy's forms: tensor addresses, bulk copies, reductions, tensormap ops") {
+  // Each form as the PTX ISA 9.0 writes it (cp.async.bulk.tensor, cp.reduce.async.bulk(.tensor),
+  // cp.async.bulk.commit/wait_group, tensormap.replace, tensormap.cp_fenceproxy, fence.proxy,
+  // prefetch.tensormap); the kernel passes `ptxas -arch=sm_90a` with `.target sm_90a`.
+  ptx::module m = ptx::parse(kernel(R"(
+	cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r2, %r3}], [%r4];
+	cp.async.bulk.tensor.3d.shared::cta.global.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r2, %r3, %r5}], [%r4];
+	cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [%rd1, {%r2}], [%r1];
+	cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [%rd1, {%r2, %r3}], [%r1];
+	cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd2], 256, [%r4];
+	cp.async.bulk.global.shared::cta.bulk_group [%rd2], [%r1], 256;
+	cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%rd2], [%r1], 256;
+	cp.async.bulk.commit_group;
+	cp.async.bulk.wait_group.read 0;
+	tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%rd3], 1, %r2;
+	tensormap.replace.tile.global_address.global.b1024.b64 [%rd2], %rd1;
+	tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd2], [%rd3], 128;
+	fence.proxy.tensormap::generic.acquire.gpu [%rd2], 128;
+	fence.proxy.async.shared::cta;
+	prefetch.tensormap [%rd1];
+	ret;)"));
+  const ptx::function& f = m.functions[0];
+  REQUIRE(f.instructions.size() == 16);
+  using op = ptx::opcode;
+  const op expected[] = {op::cp_async_bulk_tensor, op::cp_async_bulk_tensor, op::cp_async_bulk_tensor,
+                         op::cp_reduce_async_bulk, op::cp_async_bulk, op::cp_async_bulk, op::cp_reduce_async_bulk,
+                         op::cp_async_bulk_commit_group, op::cp_async_bulk_wait_group, op::tensormap_replace,
+                         op::tensormap_replace, op::tensormap_cp_fenceproxy, op::fence, op::fence, op::prefetch};
+  for (std::size_t i = 0; i < std::size(expected); ++i) {
+    CAPTURE(i);
+    CHECK(f.instructions[i].op == expected[i]);
+    CHECK(ptx::is_supported(f.instructions[i].op));
+  }
+  // [map, {coords}]: the map register as the address's base, the coordinates as its one element.
+  const ptx::operand& a = f.instructions[0].operands[1];
+  CHECK(a.kind == ptx::operand_kind::address);
+  CHECK(a.base == ptx::address_base::reg);
+  CHECK(m.str(a.name) == "%rd1");
+  REQUIRE(a.elems.size() == 1);
+  CHECK(a.elems[0].kind == ptx::operand_kind::vector);
+  REQUIRE(a.elems[0].elems.size() == 2);
+  CHECK(m.str(a.elems[0].elems[1].name) == "%r3");
+  CHECK(f.instructions[1].operands[1].elems[0].elems.size() == 3);
+  CHECK(printed(m, 0) ==
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes \t[%r1], [%rd1, {%r2, %r3}], [%r4];");
+  CHECK(printed(m, 2) == "cp.async.bulk.tensor.1d.global.shared::cta.bulk_group \t[%rd1, {%r2}], [%r1];");
+  CHECK(ptx::difference(m, ptx::parse(ptx::print(m))) == "");
+  // Only a vector may follow the comma.
+  auto e = error_of(kernel("\tcp.async.bulk.tensor.1d.global.shared::cta.bulk_group [%rd1, %r2], [%r1];"));
+  CHECK(e.reason.find("tensor coordinates") != std::string::npos);
+}

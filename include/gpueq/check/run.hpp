@@ -54,7 +54,12 @@ inline exec::launch make_launch(const pair_spec& s, const kernel_spec& k) {
     l.scalars.push_back(exec::scalar_binding{name, sc.symbolic, sc.value});
   }
   for (auto& p : k.params) {
-    if (auto st = s.structs.find(p); st != s.structs.end()) {
+    if (auto mp = s.tensor_maps.find(p); mp != s.tensor_maps.end()) {
+      exec::param_binding b{false, static_cast<std::uint32_t>(l.tensor_maps.size()), {}};
+      b.map = true;
+      l.tensor_maps.push_back({p, tensor_index.at(mp->second.tensor), detail::map_of(s, p, mp->second)});
+      l.params.push_back(std::move(b));
+    } else if (auto st = s.structs.find(p); st != s.structs.end()) {
       exec::param_binding b{false, 0, {}};
       for (auto& f : st->second.fields) {
         detail::field_shape sh = detail::shape_of_field(s, f);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <gpueq/check/verdict.hpp>
+#include <gpueq/exec/tma.hpp>
 #include <gpueq/ptx.hpp>
 #include <gpueq/support/diagnostics.hpp>
 
@@ -81,6 +82,22 @@ struct struct_field {
 };
 struct struct_spec {
   std::vector<struct_field> fields;
+};
+
+// A CUtensorMap parameter (`const __grid_constant__ CUtensorMap`, PTX `.param .align 64 .b8 p[128]`):
+// the map the host encodes with cuTensorMapEncodeTiled over one of the spec's tensors, every
+// array in the driver's order, dimension 0 innermost (a row-major [rows][cols] tensor has
+// global_dims [cols, rows]). Left out: the element type is the tensor's, global_dims its shape
+// reversed, global_strides dense, element_strides all 1.
+struct tensor_map_spec {
+  std::string tensor;
+  std::optional<dtype> type;
+  std::vector<std::uint64_t> global_dims, global_strides;  // strides in bytes, of dimensions 1..rank-1
+  std::vector<std::uint64_t> box, element_strides;
+  exec::tma::interleave interleave = exec::tma::interleave::none;
+  exec::tma::swizzle swizzle = exec::tma::swizzle::none;
+  exec::tma::l2_promotion l2 = exec::tma::l2_promotion::none;
+  exec::tma::oob_fill fill = exec::tma::oob_fill::zero;
 };
 
 using dim3 = std::array<std::uint32_t, 3>;
@@ -202,6 +219,7 @@ struct pair_spec {
   std::map<std::string, tensor_spec> tensors;
   std::map<std::string, scalar_spec> scalars;
   std::map<std::string, struct_spec> structs;  // by-value struct parameters
+  std::map<std::string, tensor_map_spec> tensor_maps;  // CUtensorMap parameters
   kernel_spec reference, candidate;
   std::optional<verdict> expect;  // the verdict the pair should get (check/verdict.hpp)
   std::optional<std::string> culprit;  // "reference", "candidate" or "both"
@@ -276,6 +294,80 @@ inline field_shape shape_of_field(const pair_spec& s, const struct_field& f) {
   return {t, t ? check::bytes(*t) : 0u};
 }
 
+// The element type of a TMA map over a tensor of dtype d, if TMA has one.
+inline std::optional<exec::tma::element_type> tma_type(dtype d) {
+  using e = exec::tma::element_type;
+  switch (d) {
+    case dtype::u8: return e::u8;
+    case dtype::u16: return e::u16;
+    case dtype::u32: return e::u32;
+    case dtype::s32: return e::s32;
+    case dtype::u64: return e::u64;
+    case dtype::s64: return e::s64;
+    case dtype::f16: return e::f16;
+    case dtype::bf16: return e::bf16;
+    case dtype::f32: return e::f32;
+    case dtype::f64: return e::f64;
+    default: return std::nullopt;
+  }
+}
+
+// The tensor map a spec describes (global address 0: the engine sets the tensor's); a spec
+// error when the driver would refuse it (exec::tma::validate) or gpueq does not model it.
+inline exec::tma::tensor_map map_of(const pair_spec& s, const std::string& name, const tensor_map_spec& ms) {
+  namespace tma = exec::tma;
+  std::string at = "tensor map '" + name + "'";
+  auto it = s.tensors.find(ms.tensor);
+  if (it == s.tensors.end()) spec_error(s, at + ": '" + ms.tensor + "' is not a tensor of the spec");
+  const tensor_spec& t = it->second;
+  dtype d = ms.type.value_or(t.type);
+  auto et = tma_type(d);
+  if (!et) spec_error(s, at + ": TMA has no element type for " + std::string(check::name(d)));
+  if (check::bytes(d) != check::bytes(t.type))
+    spec_error(s, at + ": its element type " + std::string(check::name(d)) + " has another size than the tensor's");
+  tma::tensor_map m;
+  m.type = *et;
+  std::vector<std::uint64_t> dims = ms.global_dims;
+  if (dims.empty()) dims.assign(t.shape.rbegin(), t.shape.rend());
+  if (dims.empty() || dims.size() > tma::max_rank) spec_error(s, at + ": rank " + std::to_string(dims.size()) + " is outside 1..5");
+  m.rank = static_cast<std::uint32_t>(dims.size());
+  for (std::size_t i = 0; i < dims.size(); ++i) m.global_dim[i] = dims[i];
+  std::uint64_t dense = check::bytes(d);
+  for (std::size_t i = 0; i + 1 < dims.size(); ++i) {
+    dense *= dims[i];
+    if (ms.global_strides.empty()) m.global_stride[i] = dense;
+  }
+  if (!ms.global_strides.empty()) {
+    if (ms.global_strides.size() + 1 != dims.size())
+      spec_error(s, at + ": global_strides needs rank - 1 = " + std::to_string(dims.size() - 1) + " strides");
+    for (std::size_t i = 0; i < ms.global_strides.size(); ++i) m.global_stride[i] = ms.global_strides[i];
+  }
+  if (ms.box.size() != dims.size()) spec_error(s, at + ": box needs " + std::to_string(dims.size()) + " extents");
+  for (std::size_t i = 0; i < ms.box.size(); ++i) m.box_dim[i] = static_cast<std::uint32_t>(std::min<std::uint64_t>(ms.box[i], 1u << 20));
+  if (!ms.element_strides.empty()) {
+    if (ms.element_strides.size() != dims.size())
+      spec_error(s, at + ": element_strides needs " + std::to_string(dims.size()) + " strides");
+    for (std::size_t i = 0; i < dims.size(); ++i)
+      m.element_stride[i] = static_cast<std::uint32_t>(std::min<std::uint64_t>(ms.element_strides[i], 1u << 20));
+  }
+  m.interleave_layout = ms.interleave;
+  m.swizzle_mode = ms.swizzle;
+  m.l2 = ms.l2;
+  m.fill = ms.fill;
+  try {
+    tma::validate(m);
+  } catch (const tma::map_error& e) {
+    spec_error(s, at + ": " + e.what());
+  }
+  // The map must stay inside the tensor: its last element's byte.
+  std::uint64_t last = check::bytes(d);
+  for (std::uint32_t i = 0; i < m.rank; ++i) last += (m.global_dim[i] - 1) * (i == 0 ? check::bytes(d) : m.global_stride[i - 1]);
+  if (last > t.elements() * check::bytes(t.type))
+    spec_error(s, at + ": its global dimensions and strides reach byte " + std::to_string(last) + " of tensor '" + ms.tensor +
+                      "', which has " + std::to_string(t.elements() * check::bytes(t.type)));
+  return m;
+}
+
 // A struct parameter against its PTX declaration: every field a tensor or scalar of the spec,
 // inside the parameter, aligned to its width, and no two overlapping.
 inline void check_struct(const pair_spec& s, const char* side, const kernel_spec& k, std::size_t i, const std::string& p,
@@ -333,13 +425,22 @@ inline std::size_t resolve_kernel(const pair_spec& s, const char* side, const ke
   for (std::size_t i = 0; i < k.params.size(); ++i) {
     const std::string& p = k.params[i];
     bool is_tensor = s.tensors.contains(p), is_scalar = s.scalars.contains(p);
+    if (auto mp = s.tensor_maps.find(p); mp != s.tensor_maps.end()) {
+      const ptx::variable& v = f->params[i];
+      if (detail::param_bytes(m, v) != exec::tma::map_bytes || (v.align && v.align < 64))
+        detail::spec_error(s, std::string(side) + ": parameter " + std::to_string(i) + " ('" + p +
+                                  "') is a tensor map but the PTX parameter is not `.param .align 64 .b8 " +
+                                  std::string(m.str(v.name)) + "[128]` (" + k.ptx + ":" + std::to_string(v.line) + ")");
+      detail::map_of(s, p, mp->second);
+      continue;
+    }
     if (auto st = s.structs.find(p); st != s.structs.end()) {
       detail::check_struct(s, side, k, i, p, st->second, f->params[i], m);
       continue;
     }
     if (!is_tensor && !is_scalar)
       detail::spec_error(s, std::string(side) + ": parameter " + std::to_string(i) + " is '" + p +
-                        "', which is neither a tensor, a scalar nor a struct of the spec");
+                        "', which is neither a tensor, a scalar, a struct nor a tensor map of the spec");
     std::string_view type = m.str(f->params[i].type);
     bool wide = type == ".u64" || type == ".s64" || type == ".b64";
     if (is_tensor && !wide)
@@ -379,6 +480,7 @@ inline resolved_pair resolve(const pair_spec& s) {
         used = used || p == name;
         if (auto st = s.structs.find(p); st != s.structs.end())
           for (auto& f : st->second.fields) used = used || f.name == name;
+        if (auto mp = s.tensor_maps.find(p); mp != s.tensor_maps.end()) used = used || mp->second.tensor == name;
       }
     if (!used) detail::spec_error(s, "tensor '" + name + "' is not a parameter of either kernel");
   }

@@ -103,7 +103,7 @@ class spec_reader {
   }
 
   void read(const nlohmann::json& j, const std::filesystem::path& dir) {
-    only_keys(j, "", {"$schema", "description", "tensors", "scalars", "structs", "reference", "candidate", "kernel", "expect",
+    only_keys(j, "", {"$schema", "description", "tensors", "scalars", "structs", "tensor_maps", "reference", "candidate", "kernel", "expect",
                       "culprit", "note"});
     if (j.contains("description")) s_.description = text(j["description"], "description");
     if (j.contains("note")) s_.note = text(j["note"], "note");
@@ -186,6 +186,48 @@ class spec_reader {
           st.fields.push_back(std::move(sf));
         }
         s_.structs.emplace(name, std::move(st));
+      }
+    }
+    if (j.contains("tensor_maps")) {  // CUtensorMap parameters (check/spec.hpp, tensor_map_spec)
+      if (!j["tensor_maps"].is_object()) fail("tensor_maps", "expected an object");
+      for (auto& [name, v] : j["tensor_maps"].items()) {
+        std::string path = "tensor_maps." + name;
+        if (s_.tensors.contains(name) || s_.scalars.contains(name) || s_.structs.contains(name))
+          fail(path, "the name is also a tensor, a scalar or a struct");
+        only_keys(v, path, {"tensor", "dtype", "global_dims", "global_strides", "box", "element_strides", "interleave",
+                            "swizzle", "l2_promotion", "oob_fill"});
+        if (!v.contains("tensor") || !v.contains("box")) fail(path, "needs \"tensor\" and \"box\"");
+        tensor_map_spec m;
+        m.tensor = text(v["tensor"], path + ".tensor");
+        if (!s_.tensors.contains(m.tensor)) fail(path + ".tensor", "'" + m.tensor + "' is not a tensor of the spec");
+        if (v.contains("dtype")) m.type = type(v["dtype"], path + ".dtype");
+        auto list = [&](const char* key, std::uint64_t min) {
+          std::vector<std::uint64_t> out;
+          if (!v.contains(key)) return out;
+          std::string at = path + "." + key;
+          if (!v[key].is_array() || v[key].empty() || v[key].size() > 5) fail(at, "expected a list of 1 to 5 integers");
+          for (std::size_t i = 0; i < v[key].size(); ++i) out.push_back(positive(v[key][i], at + "[" + std::to_string(i) + "]", min));
+          return out;
+        };
+        m.global_dims = list("global_dims", 1);
+        m.global_strides = list("global_strides", 1);
+        m.box = list("box", 1);
+        m.element_strides = list("element_strides", 1);
+        auto pick = [&](const char* key, std::initializer_list<const char*> names) -> std::uint8_t {
+          if (!v.contains(key)) return 0;
+          std::string got = text(v[key], path + "." + key), all;
+          std::uint8_t i = 0;
+          for (const char* n : names) {
+            if (got == n) return i;
+            all += (i++ ? ", " : "") + std::string(n);
+          }
+          fail(path + "." + key, "expected one of " + all);
+        };
+        m.interleave = static_cast<exec::tma::interleave>(pick("interleave", {"none", "16B", "32B"}));
+        m.swizzle = static_cast<exec::tma::swizzle>(pick("swizzle", {"none", "32B", "64B", "128B", "96B"}));
+        m.l2 = static_cast<exec::tma::l2_promotion>(pick("l2_promotion", {"none", "64B", "128B", "256B"}));
+        m.fill = static_cast<exec::tma::oob_fill>(pick("oob_fill", {"zero", "nan_request_zero_fma"}));
+        s_.tensor_maps.emplace(name, std::move(m));
       }
     }
     if (j.contains("kernel")) {  // a single-kernel spec (gpueq run, gpueq race)

@@ -217,6 +217,7 @@ class engine {
     warp_mask_.assign(n_, 0);
     copies_.assign(n_, {});
     copy_group_.assign(n_, 0);
+    proxy_.assign(n_, {});
     live_ = n_;
     warps_ = (n_ + warp_size - 1) / warp_size;
     warp_generation_.assign(warps_, 1);
@@ -225,6 +226,7 @@ class engine {
 
     run_info info;
     info.threads = n_;
+    info.agents = uses_async_proxy() ? n_ : 0;
     info.warp_size = warp_size;
     layout_memory(info);
     hint_.assign(p_.code.size(), ~0u);
@@ -593,6 +595,9 @@ class engine {
       case opcode::mbarrier_arrive_drop: case opcode::mbarrier_expect_tx: case opcode::mbarrier_complete_tx:
       case opcode::mbarrier_pending_count: case opcode::cp_async_commit_group: case opcode::cp_async_wait_group:
       case opcode::cp_async_wait_all: case opcode::activemask: case opcode::bra: case opcode::ret: case opcode::exit:
+      case opcode::cp_async_bulk: case opcode::cp_async_bulk_tensor: case opcode::cp_reduce_async_bulk:
+      case opcode::cp_async_bulk_commit_group: case opcode::cp_async_bulk_wait_group: case opcode::tensormap_replace:
+      case opcode::tensormap_cp_fenceproxy:
       case opcode::bar: case opcode::barrier: case opcode::mbarrier_test_wait: case opcode::mbarrier_try_wait:
       case opcode::bar_warp_sync: case opcode::shfl: case opcode::vote: case opcode::match: case opcode::redux:
       case opcode::mma: case opcode::ldmatrix: case opcode::wmma_load: case opcode::wmma_store: case opcode::wmma_mma:
@@ -805,6 +810,9 @@ class engine {
       case op::wmma_load: case op::wmma_store: case op::wmma_mma: case op::wgmma_fence:
       case op::wgmma_mma_async: case op::wgmma_commit_group: case op::wgmma_wait_group:
         return arrive_warp(t, x, pc);
+      case op::tensormap_cp_fenceproxy:  // .sync.aligned: the warp copies the map once (bulk_copy.hpp)
+        if (x.has(flag::aligned)) return arrive_warp(t, x, pc);
+        break;
       default: break;
     }
     try {
@@ -819,8 +827,12 @@ class engine {
     using op = ptx::opcode;
     switch (x.op) {
       case op::trap: case op::brkpt: fail_at(error_kind::trap, t, "the kernel executed trap");
-      case op::membar: case op::fence: case op::prefetch: case op::prefetchu: case op::nanosleep: case op::pmevent:
+      case op::membar: case op::prefetch: case op::prefetchu: case op::nanosleep: case op::pmevent:
         return;
+      case op::fence: return fence(t, x, pc);
+      case op::cp_async_bulk: case op::cp_async_bulk_tensor: case op::cp_reduce_async_bulk: return bulk_copy(t, x, pc);
+      case op::cp_async_bulk_commit_group: case op::cp_async_bulk_wait_group: return bulk_wait(t, x, pc);
+      case op::tensormap_replace: case op::tensormap_cp_fenceproxy: return tensormap_op(t, x, pc);
       case op::griddepcontrol: return grid_dependency_control(t, x);
       case op::mov: return mov(t, x);
       case op::cvta: return cvta(t, x);
@@ -860,8 +872,13 @@ class engine {
     using op = ptx::opcode;
     // griddepcontrol's action (.wait, .launch_dependents) is no flag: grid_dependency_control
     // checks it.
+    // The async proxy's instructions (bulk_copy.hpp) spell dimensions, completion mechanisms,
+    // fields and proxies that no flag stands for: their semantics check what they accept.
     return o == op::mma || o == op::wmma_load || o == op::wmma_store || o == op::wmma_mma || o == op::ldmatrix ||
-           o == op::cp_async || o == op::griddepcontrol || o == op::wgmma_mma_async;
+           o == op::cp_async || o == op::griddepcontrol || o == op::fence || o == op::prefetch ||
+           o == op::cp_async_bulk || o == op::cp_async_bulk_tensor || o == op::cp_reduce_async_bulk ||
+           o == op::cp_async_bulk_commit_group || o == op::cp_async_bulk_wait_group || o == op::tensormap_replace ||
+           o == op::tensormap_cp_fenceproxy || o == op::wgmma_mma_async;
   }
 
   // griddepcontrol.wait / griddepcontrol.launch_dependents (PTX ISA 7.8, sm_90): programmatic
@@ -999,6 +1016,28 @@ class engine {
   // async_copy.hpp
   void cp_async(std::uint32_t t, const xinstr& x, std::uint32_t pc);
   void cp_async_wait(std::uint32_t t, std::uint64_t keep, bool all);
+  // bulk_copy.hpp: the async proxy (TMA, bulk copies, proxy fences, tensor maps in memory)
+  struct bulk_pending {  // a bulk-group copy not yet retired by wait_group
+    std::uint64_t group;
+    std::uint32_t done;  // its async_done generation
+  };
+  struct async_proxy_state {  // per thread
+    std::uint32_t issues = 0, done = 0, fences = 0;  // generations of its three resources (exec/sync.hpp)
+    std::uint64_t committed = 0;                     // bulk groups committed
+    std::vector<bulk_pending> pending;
+  };
+  bool uses_async_proxy() const;
+  bool has_mod(const xinstr& x, std::string_view m) const;
+  void fence(std::uint32_t t, const xinstr& x, std::uint32_t pc);
+  void async_issue(std::uint32_t t, std::uint32_t pc, bool reads_shared);
+  std::uint32_t async_done(std::uint32_t t, std::uint32_t pc);
+  tma::tensor_map read_map(std::uint32_t t, const xoperand& a, std::uint32_t observer_thread, std::uint32_t pc);
+  void bulk_copy(std::uint32_t t, const xinstr& x, std::uint32_t pc);
+  void bulk_move(std::uint32_t t, std::uint32_t agent, std::uint32_t pc, const place& from, const place& to,
+                 std::uint32_t width, bool reduce, rkind k);
+  void bulk_complete_tx(std::uint32_t t, std::uint32_t agent, const xoperand& a, std::uint32_t pc, std::uint64_t tx);
+  void bulk_wait(std::uint32_t t, const xinstr& x, std::uint32_t pc);
+  void tensormap_op(std::uint32_t t, const xinstr& x, std::uint32_t pc);
   // barrier.hpp
   void barrier(std::uint32_t t, const xinstr& x, std::uint32_t pc);
   void try_complete(barrier_key key);
@@ -1101,6 +1140,7 @@ class engine {
   std::map<std::uint32_t, bool> red_value_;
   std::vector<std::vector<pending_copy>> copies_;
   std::vector<std::uint64_t> copy_group_;
+  std::vector<async_proxy_state> proxy_;  // per thread (bulk_copy.hpp)
 
   std::vector<region<real>> regions_;
   std::vector<std::uint32_t> shared_order_, global_order_;
@@ -1143,6 +1183,7 @@ class engine {
 #include <gpueq/exec/semantics/memory.hpp>
 #include <gpueq/exec/semantics/atomic.hpp>
 #include <gpueq/exec/semantics/async_copy.hpp>
+#include <gpueq/exec/semantics/bulk_copy.hpp>
 #include <gpueq/exec/semantics/barrier.hpp>
 #include <gpueq/exec/semantics/mbarrier.hpp>
 #include <gpueq/exec/semantics/collective.hpp>

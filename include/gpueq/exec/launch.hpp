@@ -4,6 +4,7 @@
 // from a pair spec, tests and library users build it directly.
 #pragma once
 
+#include <gpueq/exec/tma.hpp>
 #include <gpueq/exec/values.hpp>
 
 #include <array>
@@ -50,12 +51,24 @@ struct field_binding {
   vtype type = vtype::u64;  // a scalar's type
 };
 
+// A CUtensorMap parameter (`.param .align 64 .b8 p[128]`, CUDA's `const __grid_constant__
+// CUtensorMap`): the map the host encoded with cuTensorMapEncodeTiled over tensors[tensor]. The
+// engine sets its global address to the tensor's base and lays the map out as 128 bytes of
+// constant memory in gpueq's encoding (exec/tma.hpp), which the parameter's symbol addresses.
+struct tensor_map_binding {
+  std::string name;  // for reports: the spec's name of the map
+  std::uint32_t tensor = 0;
+  tma::tensor_map map;
+};
+
 // Parameter i of the kernel is tensors[index] or scalars[index], or, when `fields` is not empty,
-// a struct passed by value (`.param .align 8 .b8 p[N]`) made of those fields.
+// a struct passed by value (`.param .align 8 .b8 p[N]`) made of those fields, or, with `map`,
+// tensor_maps[index].
 struct param_binding {
   bool tensor = true;
   std::uint32_t index = 0;
   std::vector<field_binding> fields;
+  bool map = false;
   // A constructor rather than aggregate initialization, so that `{true, i}` (a plain parameter,
   // the form from before struct parameters) still initializes every member.
   param_binding() = default;
@@ -70,6 +83,7 @@ struct launch {
   std::vector<tensor_binding> tensors;
   std::vector<scalar_binding> scalars;
   std::vector<param_binding> params;
+  std::vector<tensor_map_binding> tensor_maps;
 
   std::uint32_t threads() const { return block[0] * block[1] * block[2]; }
 };

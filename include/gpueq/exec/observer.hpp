@@ -94,6 +94,10 @@ struct run_info {
   std::uint32_t threads = 0;  // threads of the CTA, numbered by linear thread id
   std::uint32_t warp_size = 32;
   std::vector<region_desc> regions;
+  // Virtual agents past the threads: agent threads + t is thread t's async proxy (its TMA and bulk
+  // copies' accesses and mbarrier completions, exec/semantics/bulk_copy.hpp). 0 when the kernel
+  // has no async-proxy instruction, else `threads`.
+  std::uint32_t agents = 0;
 };
 
 struct access {

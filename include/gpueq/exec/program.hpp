@@ -353,6 +353,7 @@ class decoder {
           x.base_symbol = true;  // [imm]: an absolute address, symbol 0
           x.sym = 0;
         }
+        for (auto& e : o.elems) x.elems.push_back(operand(e, at));  // [map, {coordinates}]
         break;
       case ptx::operand_kind::vector:
       case ptx::operand_kind::pair:

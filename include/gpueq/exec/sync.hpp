@@ -49,6 +49,9 @@ enum class arrival_rule : std::uint8_t {
   // phase completes when the pending arrivals and the pending bytes are both zero. A thread that
   // exits counts for nothing (mbarrier).
   counted,
+  // The engine completes each generation as it opens it: a one-off ordering between a thread and
+  // its async-proxy agent (async_issue, async_done, proxy_fence).
+  immediate,
 };
 
 // How a waiter learns that a generation completed.
@@ -59,11 +62,25 @@ enum class wait_rule : std::uint8_t {
 
 // X(enumerator, noun in messages, JSON spelling, arrival, waiting, identities (0: open),
 //   named count, recycled, may arrive without waiting, marks segments in race reports,
-//   identity is a shared-memory address)
+//   identity is a shared-memory address, proxy fence)
+//
+// The async proxy (TMA and bulk copies, exec/semantics/bulk_copy.hpp) is one virtual agent per
+// issuing thread (run_info::agents); three kinds order it with its thread, each identified by the
+// issuing thread's linear id and completed by the engine as soon as it opens (arrival `immediate`):
+// - async_issue: at a copy's issue the thread registers without waiting and its agent waiting, so
+//   the agent's accesses come after everything the thread did and knew (a load's shared writes);
+// - async_done: after a bulk-group copy's accesses the agent registers; the thread's
+//   cp.async.bulk.wait_group acquires the generation of the last copy it retires (polled);
+// - proxy_fence: fence.proxy.async registers the thread; the agent of a copy that reads shared
+//   memory (a TMA store) acquires it, which the race context turns into the thread's view of
+//   the generic accesses that proxy fences made visible to the async proxy (race/async_proxy.hpp).
 #define GPUEQ_EXEC_SYNC_KINDS(X)                                                                      \
-  X(cta, "barrier", "cta", per_warp, block, 16, true, true, true, true, false)                      \
-  X(warp, "warp", "warp", lane_mask, block, 0, false, false, false, false, false)                   \
-  X(mbarrier, "mbarrier", "mbarrier", counted, poll, 0, false, false, false, false, true)
+  X(cta, "barrier", "cta", per_warp, block, 16, true, true, true, true, false, false)               \
+  X(warp, "warp", "warp", lane_mask, block, 0, false, false, false, false, false, false)            \
+  X(mbarrier, "mbarrier", "mbarrier", counted, poll, 0, false, false, false, false, true, false)    \
+  X(async_issue, "async issue of thread", "async_issue", immediate, block, 0, false, false, false, false, false, false) \
+  X(async_done, "async copies of thread", "async_done", immediate, poll, 0, false, false, false, false, false, false) \
+  X(proxy_fence, "proxy fence of thread", "proxy_fence", immediate, poll, 0, false, false, false, false, false, true)
 
 enum class barrier_kind : std::uint8_t {
 #define GPUEQ_EXEC_SYNC_ENUM(e, ...) e,
@@ -92,11 +109,14 @@ struct resource_model {
   bool marks_segments = false;
   // The identity is a place in shared memory, region << 32 | byte offset (an mbarrier object).
   bool addressed = false;
+  // A thread's proxy fence (fence.proxy.async): registering fences the thread's generic accesses
+  // and what it knows of others' for the async proxy; its agent acquiring it gets only that view.
+  bool proxy_fence = false;
 };
 
 inline constexpr resource_model resource_models[] = {
-#define GPUEQ_EXEC_SYNC_MODEL(e, noun, spelling, arrival, waiting, ids, named, recycled, arrive, marks, addr) \
-  resource_model{noun, spelling, arrival_rule::arrival, wait_rule::waiting, ids, named, recycled, arrive, marks, addr},
+#define GPUEQ_EXEC_SYNC_MODEL(e, noun, spelling, arrival, waiting, ids, named, recycled, arrive, marks, addr, fence) \
+  resource_model{noun, spelling, arrival_rule::arrival, wait_rule::waiting, ids, named, recycled, arrive, marks, addr, fence},
     GPUEQ_EXEC_SYNC_KINDS(GPUEQ_EXEC_SYNC_MODEL)
 #undef GPUEQ_EXEC_SYNC_MODEL
 };

@@ -3,10 +3,12 @@
 // and the geometry of one tile-mode tensor copy: for each element of the box, its tensor
 // coordinate, whether it lies outside the tensor, its byte offset in global memory and its byte
 // offset in the shared-memory box after the swizzle. Self-contained (standard library only): the
-// engine's `cp.async.bulk.tensor` (exec/semantics/async_copy.hpp) is meant to ask this header
-// where each element goes and to complete the box's transaction bytes on the mbarrier
-// (exec/semantics/mbarrier.hpp); gpueq describes maps in the spec, so the 128-byte in-memory
-// encoding is not modelled.
+// engine's `cp.async.bulk.tensor` (exec/semantics/bulk_copy.hpp) asks this header where each
+// element goes and completes the box's transaction bytes on the mbarrier
+// (exec/semantics/mbarrier.hpp). A map lives in memory as 128 bytes (a CUtensorMap parameter, or
+// a map a kernel builds with tensormap.replace): the hardware's encoding is not documented, so
+// gpueq stores the fields in a layout of its own (`slot_of`, at the end of this file), which the
+// engine writes for a map the spec describes and for tensormap.replace, and reads at a copy.
 //
 // Sources (read, not copied):
 // - CUDA Driver API, "Tensor Map Object Management", cuTensorMapEncodeTiled: the fields and every
@@ -231,6 +233,11 @@ inline void validate(const tensor_map& m) {
     unsupported("the packed sub-byte element type " + std::string(name(m.type)) +
                 " is not modelled");
   if (m.rank < 1 || m.rank > max_rank) invalid("rank " + to_string(m.rank) + " is outside 1..5");
+  // (a map read from memory may hold any byte in its enumerated fields)
+  if (static_cast<std::uint32_t>(m.interleave_layout) > 2 || static_cast<std::uint32_t>(m.swizzle_mode) > 4 ||
+      static_cast<std::uint32_t>(m.atomicity) > 3 || static_cast<std::uint32_t>(m.fill) > 1 ||
+      static_cast<std::uint32_t>(m.l2) > 3)
+    invalid("an interleave, swizzle, swizzle atomicity, fill or L2 promotion value out of range");
   if (m.interleave_layout != interleave::none)
     unsupported("interleaved layouts are not modelled (interleave " +
                 std::string(name(m.interleave_layout)) + ")");
@@ -527,6 +534,90 @@ inline void replace(tensor_map& m, std::string_view field_name, std::optional<st
     throw map_error(map_error::kind::invalid,
                     "tensormap.replace: unknown field '" + std::string(field_name) + "'");
   replace(m, *f, ord, new_val);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The 128-byte in-memory form of a map (gpueq's own layout; the hardware's is undocumented, and
+// kernels only write it through tensormap.replace and copy it whole). Little-endian fields:
+//   0: global_address (8)          8 + 8i: global_stride[i] (8, i < 4)
+//   40 + 4i: global_dim[i] (4)     60 + 4i: box_dim[i] (4)     80 + 4i: element_stride[i] (4)
+//   100: rank - 1 (4, zero-based as tensormap.replace writes it)
+//   104: elemtype, 105: interleave, 106: swizzle, 107: swizzle atomicity, 108: fill, 109: L2 (1 each)
+// A map of all zero bytes is therefore rank 1 with zero extents: invalid until its fields are set.
+
+inline constexpr std::uint32_t map_bytes = 128;
+
+struct field_slot {
+  std::uint32_t offset = 0, width = 0;
+};
+
+inline field_slot slot_of(field f, std::uint32_t ord = 0) {
+  switch (f) {
+    case field::global_address: return {0, 8};
+    case field::global_stride: return {8 + 8 * ord, 8};
+    case field::global_dim: return {40 + 4 * ord, 4};
+    case field::box_dim: return {60 + 4 * ord, 4};
+    case field::element_stride: return {80 + 4 * ord, 4};
+    case field::rank: return {100, 4};
+    case field::elemtype: return {104, 1};
+    case field::interleave_layout: return {105, 1};
+    case field::swizzle_mode: return {106, 1};
+    case field::swizzle_atomicity: return {107, 1};
+    case field::fill_mode: return {108, 1};
+  }
+  return {};
+}
+inline constexpr field_slot l2_slot{109, 1};
+
+// The stored bits of field f (dimension ord) of m.
+inline std::uint64_t stored(const tensor_map& m, field f, std::uint32_t ord = 0) {
+  switch (f) {
+    case field::global_address: return m.global_address;
+    case field::global_stride: return m.global_stride[ord];
+    case field::global_dim: return m.global_dim[ord];
+    case field::box_dim: return m.box_dim[ord];
+    case field::element_stride: return m.element_stride[ord];
+    case field::rank: return m.rank - 1;
+    case field::elemtype: return static_cast<std::uint64_t>(m.type);
+    case field::interleave_layout: return static_cast<std::uint64_t>(m.interleave_layout);
+    case field::swizzle_mode: return static_cast<std::uint64_t>(m.swizzle_mode);
+    case field::swizzle_atomicity: return static_cast<std::uint64_t>(m.atomicity);
+    case field::fill_mode: return static_cast<std::uint64_t>(m.fill);
+  }
+  return 0;
+}
+
+// Calls put(slot, bits) for every stored field of m (what a CUtensorMap parameter holds).
+template <class Put>
+void encode(const tensor_map& m, Put&& put) {
+  for (std::uint32_t i = 0; i < field_count; ++i) {
+    auto f = static_cast<field>(i);
+    std::uint32_t n = !has_ordinal(f) ? 1 : f == field::global_stride ? max_rank - 1 : max_rank;
+    for (std::uint32_t ord = 0; ord < n; ++ord) put(slot_of(f, ord), stored(m, f, ord));
+  }
+  put(l2_slot, static_cast<std::uint64_t>(m.l2));
+}
+
+// The map whose fields get(slot) reads back (the inverse of encode; validate it before use).
+// Enumerations out of range are kept as read, for validate to name.
+template <class Get>
+tensor_map decode(Get&& get) {
+  tensor_map m;
+  m.global_address = get(slot_of(field::global_address));
+  for (std::uint32_t i = 0; i < max_rank - 1; ++i) m.global_stride[i] = get(slot_of(field::global_stride, i));
+  for (std::uint32_t i = 0; i < max_rank; ++i) {
+    m.global_dim[i] = get(slot_of(field::global_dim, i));
+    m.box_dim[i] = static_cast<std::uint32_t>(get(slot_of(field::box_dim, i)));
+    m.element_stride[i] = static_cast<std::uint32_t>(get(slot_of(field::element_stride, i)));
+  }
+  m.rank = static_cast<std::uint32_t>(get(slot_of(field::rank))) + 1;
+  m.type = static_cast<element_type>(get(slot_of(field::elemtype)));
+  m.interleave_layout = static_cast<interleave>(get(slot_of(field::interleave_layout)));
+  m.swizzle_mode = static_cast<swizzle>(get(slot_of(field::swizzle_mode)));
+  m.atomicity = static_cast<swizzle_atomicity>(get(slot_of(field::swizzle_atomicity)));
+  m.fill = static_cast<oob_fill>(get(slot_of(field::fill_mode)));
+  m.l2 = static_cast<l2_promotion>(get(l2_slot));
+  return m;
 }
 
 }  // namespace gpueq::exec::tma

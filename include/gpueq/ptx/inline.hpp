@@ -351,6 +351,7 @@ class inliner {
       case operand_kind::address:
         if (o.base == address_base::reg) o.name = reg(fr, o.name);
         else if (o.base == address_base::symbol) o.name = symbol(fr, o.name);
+        for (operand& e : o.elems) rename(fr, e);  // tensor coordinates
         break;
       case operand_kind::vector: case operand_kind::pair: case operand_kind::list:
         for (operand& e : o.elems) rename(fr, e);

@@ -136,10 +136,8 @@ constexpr opcode_status unsupported(std::string_view message) { return opcode_st
   X(ld, "ld", 2, 3, memory, supported)                                                                               \
   X(ldu, "ldu", 2, 2, memory, supported)                                                                             \
   X(st, "st", 2, 3, memory, supported)                                                                               \
-  /* prefetch: the engine has a no-op for it, but every PTX spelling names a level (.L1, .L2)                        \
-     the decoder does not know, so no prefetch has ever run */                                                       \
-  X(prefetch, "prefetch", 1, 1, memory,                                                                              \
-    unsupported("prefetch (a cache prefetch hint) is not modelled yet"))                                             \
+  /* prefetch (a cache hint, .L1/.L2 or .tensormap) has no effect on values */                                       \
+  X(prefetch, "prefetch", 1, 1, memory, supported)                                                                   \
   X(prefetchu, "prefetchu", 1, 1, memory,                                                                            \
     unsupported("prefetchu (a cache prefetch hint) is not modelled yet"))                                            \
   X(atom, "atom", 3, 5, atomic, supported)                                                                           \
@@ -150,12 +148,13 @@ constexpr opcode_status unsupported(std::string_view message) { return opcode_st
   X(cp_async_wait_all, "cp.async.wait_all", 0, 0, async_copy, supported)                                             \
   X(cp_async_mbarrier_arrive, "cp.async.mbarrier.arrive", 1, 1, async_copy,                                          \
     unsupported("cp.async.mbarrier.arrive (cp.async completion tracked by an mbarrier) is not modelled yet"))        \
-  X(cp_async_bulk, "cp.async.bulk", 2, 8, async_copy,                                                                \
-    unsupported("cp.async.bulk.* (Hopper bulk asynchronous copies and TMA) is not modelled yet"))                    \
-  X(cp_async_bulk_commit_group, "cp.async.bulk.commit_group", 0, 0, async_copy,                                      \
-    unsupported("cp.async.bulk.* (Hopper bulk asynchronous copies and TMA) is not modelled yet"))                    \
-  X(cp_async_bulk_wait_group, "cp.async.bulk.wait_group", 1, 1, async_copy,                                          \
-    unsupported("cp.async.bulk.* (Hopper bulk asynchronous copies and TMA) is not modelled yet"))                    \
+  X(cp_async_bulk, "cp.async.bulk", 3, 5, async_copy, supported)                                                    \
+  X(cp_async_bulk_tensor, "cp.async.bulk.tensor", 2, 6, async_copy, supported)                                      \
+  X(cp_reduce_async_bulk, "cp.reduce.async.bulk", 2, 5, async_copy, supported)                                      \
+  X(cp_async_bulk_commit_group, "cp.async.bulk.commit_group", 0, 0, async_copy, supported)                          \
+  X(cp_async_bulk_wait_group, "cp.async.bulk.wait_group", 1, 1, async_copy, supported)                              \
+  X(tensormap_replace, "tensormap.replace", 2, 3, memory, supported)                                                \
+  X(tensormap_cp_fenceproxy, "tensormap.cp_fenceproxy", 3, 3, memory, supported)                                    \
   X(ldmatrix, "ldmatrix", 2, 2, tensor_core, supported)                                                              \
   X(stmatrix, "stmatrix", 2, 2, tensor_core, supported)                                                              \
   X(movmatrix, "movmatrix", 2, 2, tensor_core, supported)                                                            \

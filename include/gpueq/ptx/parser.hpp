@@ -921,6 +921,12 @@ class parser {
       o.base = address_base::none;
       o.value = static_cast<std::int64_t>(neg ? 0 - v : v);
     }
+    // The tensor form of cp.async.bulk.tensor / cp.reduce.async.bulk.tensor: `[map, {c0, c1}]`,
+    // a tensor map's address and a vector of coordinates, kept as the address's one element.
+    if (accept(',')) {
+      if (!peek().is('{')) fail(peek(), "expected a vector of tensor coordinates after ',' in an address, found " + show(peek()));
+      o.elems.push_back(single_operand(true));
+    }
     expect(']', "to close an address");
     return o;
   }

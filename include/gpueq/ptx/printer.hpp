@@ -136,6 +136,10 @@ class printer {
           out_ += o.base == address_base::reg ? register_spelling(m_.str(o.name)) : m_.str(o.name);
           offset(o.value);
         }
+        for (const operand& e : o.elems) {  // tensor coordinates: [map, {c0, c1}]
+          out_ += ", ";
+          operand_text(e);
+        }
         out_ += ']';
         break;
       case operand_kind::vector:

@@ -21,7 +21,7 @@
 // and split into bytes only when an access covers part of a word, so that a 16-byte vector write
 // and a 4-byte read of one of its words meet, while whole-word accesses (nearly all) pay for one
 // state per word. Atomics are a second FastTrack set: ordered against plain reads and writes,
-// never against each other.
+// never against each other. The async proxy's agents and fences: race/async_proxy.hpp.
 #pragma once
 
 #include <gpueq/exec/observer.hpp>
@@ -225,8 +225,10 @@ class context {
   void on_start(const exec::run_info& info) {
     info_ = info;
     threads_ = info.threads;
+    agents_ = info.agents;
+    const std::uint32_t actors = threads_ + agents_;
     warp_size_ = info.warp_size == 0 ? 32 : info.warp_size;
-    width_ = threads_;
+    width_ = actors;
     recycled_.clear();
     completed_.clear();
     checked_.clear();
@@ -240,11 +242,12 @@ class context {
     }
     clocks_.clear();
     free_clocks_.clear();
-    clocks_.push_back({std::vector<std::uint32_t>(width_, 0), threads_, 1});  // the initial clock: knows nothing
+    clocks_.push_back({std::vector<std::uint32_t>(width_, 0), actors, 1});  // the initial clock: knows nothing
     next_serial_ = 2;
-    acq_.assign(threads_, 0);
-    seg_.assign(threads_, 0);
-    history_.assign(threads_, {});
+    acq_.assign(actors, 0);
+    seg_.assign(actors, 0);
+    history_.assign(actors, {});
+    proxy_start();
     exit_at_.assign(threads_, exec::no_instruction);
     shadow_.clear();
     for (auto [region, w] : touched_) dense_[region][w] = detail::fresh_word;
@@ -332,6 +335,7 @@ class context {
       }
     }
     join(p, r.thread, key, generation);
+    if (m.proxy_fence) note_fence(r.thread);
   }
 
   void on_barrier_complete(const exec::barrier_instance& inst) {
@@ -367,6 +371,7 @@ class context {
       c.serial = next_serial_++;
       for (auto& r : inst.participants) {
         if (!r.waits || acq_[r.thread] == p.slot) continue;  // (a thread listed twice)
+        if (r.thread >= threads_) agent_issued(r.thread);
         release(acq_[r.thread]);
         acq_[r.thread] = p.slot;
         ++clocks_[p.slot].refs;
@@ -383,6 +388,7 @@ class context {
   // acquired as nothing, which can only report more races, never fewer.
   void on_barrier_acquire(const exec::barrier_registration& r, exec::barrier_key key, std::uint32_t generation) {
     check_thread(r.thread);
+    if (exec::model(key.kind).proxy_fence) return acquire_fenced(r, key, generation);
     auto it = completed_.find(key);
     if (it == completed_.end()) return;
     for (const auto& [g, slot] : it->second) {
@@ -423,7 +429,7 @@ class context {
 
  private:
   void check_thread(std::uint32_t t) const {
-    if (t >= threads_) throw std::out_of_range("race context: thread " + std::to_string(t) + " out of range");
+    if (t >= threads_ + agents_) throw std::out_of_range("race context: thread " + std::to_string(t) + " out of range");
   }
 
   // Does the current access's thread know that thread t's segment s is finished?
@@ -672,6 +678,9 @@ class context {
       r.first = {t, instruction, segment, earlier, last_barrier(t, segment)};
       r.second = {self_, a.instruction, seg_[self_], a.kind, last_barrier(self_, seg_[self_])};
       r.benign = benign;
+      r.missing_proxy_fence = missing_fence(t, segment);
+      as_actor(r.first);
+      as_actor(r.second);
       result_.races.push_back({r, 0, true});
     } else if (fresh) {
       ++result_.unlisted_groups;
@@ -689,43 +698,14 @@ class context {
   // whole CTA must have every thread of the CTA among its registrants, all at one instruction. The
   // engine completes it once the threads that have not exited registered (PTX), so a thread
   // missing here exited without reaching it.
-  void check_divergence(const exec::barrier_instance& inst) {
-    if (inst.participants.empty()) return;
-    const std::uint32_t at_first = inst.participants.front().instruction;
-    if (inst.participants.size() == threads_ &&
-        std::all_of(inst.participants.begin(), inst.participants.end(),
-                    [&](const exec::barrier_registration& r) { return r.instruction == at_first; }))
-      return;  // every thread, one instruction: the common case, decided without allocating
-    std::vector<std::uint8_t> present(threads_, 0);
-    for (const auto& r : inst.participants) present[r.thread] = 1;
-    std::vector<thread_group> missing;  // by exit instruction, in order of the first such thread
-    std::uint32_t first_missing = detail::none;
-    for (std::uint32_t t = 0; t < threads_; ++t) {
-      if (present[t]) continue;
-      if (first_missing == detail::none) first_missing = t;
-      auto it = std::find_if(missing.begin(), missing.end(),
-                             [&](const thread_group& g) { return g.instruction == exit_at_[t]; });
-      if (it == missing.end()) {
-        missing.push_back({});
-        missing.back().instruction = exit_at_[t];
-        it = missing.end() - 1;
-      }
-      it->add(t);
-    }
-    std::vector<thread_group> arrived = by_instruction(inst.participants);
-    if (missing.empty() && arrived.size() <= 1) return;
-    // The first offender: the first missing thread, or the first registrant at another instruction.
-    std::uint32_t offender = first_missing;
-    for (const auto& r : inst.participants)
-      if (r.instruction != arrived.front().instruction && (offender == detail::none || r.thread < offender))
-        offender = r.thread;
-    exec::barrier_registration at = inst.participants.front();
-    at.thread = offender;
-    auto& d = diagnose(barrier_problem::divergence, inst.key, inst.generation, at);
-    d.count = static_cast<std::uint32_t>(inst.participants.size());
-    d.arrived = std::move(arrived);
-    d.missing = std::move(missing);
-  }
+  void check_divergence(const exec::barrier_instance& inst);  // race/divergence.hpp
+
+  void proxy_start();  // these six: race/async_proxy.hpp
+  void note_fence(std::uint32_t t);
+  void acquire_fenced(const exec::barrier_registration& r, exec::barrier_key key, std::uint32_t generation);
+  void agent_issued(std::uint32_t agent);
+  void as_actor(race_access& a) const;
+  bool missing_fence(std::uint32_t t, std::uint32_t segment) const;
 
   barrier_diagnostic& diagnose(barrier_problem problem, exec::barrier_key key, std::uint32_t generation,
                                const exec::barrier_registration& r) {
@@ -753,7 +733,8 @@ class context {
 
   options options_;
   exec::run_info info_;
-  std::uint32_t threads_ = 0, warp_size_ = 32, width_ = 0;
+  std::uint32_t threads_ = 0, agents_ = 0, warp_size_ = 32, width_ = 0;
+  std::vector<std::vector<std::uint32_t>> fences_, unfenced_;  // race/async_proxy.hpp
   std::vector<std::uint8_t> checked_;         // per region: global or shared
   std::vector<std::uint8_t> input_only_;      // per region: reads left unrecorded (skip_input_reads)
   bool incomplete_ = false;                   // an input-only region was written (see incomplete())
@@ -802,3 +783,6 @@ class context {
 static_assert(exec::observer<context>);
 
 }  // namespace gpueq::race
+
+#include <gpueq/race/async_proxy.hpp>
+#include <gpueq/race/divergence.hpp>

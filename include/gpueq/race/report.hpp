@@ -47,6 +47,8 @@ struct race_access {
   // The last CTA/named barrier the thread registered on before the access (warp collectives are
   // not listed: users place CTA barriers, and warp syncs would crowd the history).
   barrier_mark after;
+  // The access is the async proxy's (a TMA or bulk copy that `thread` issued at `instruction`).
+  bool async_proxy = false;
   friend bool operator==(const race_access&, const race_access&) = default;
 };
 
@@ -61,6 +63,10 @@ struct race {
   // same term, or the same bits: exec::value_identity, exact): still a race (another schedule
   // may interleave differently), but it cannot change memory.
   bool benign = false;
+  // The second access is the async proxy's read of shared memory (a TMA store's source) and the
+  // first a generic write that its issuing thread knew of at the issue but no fence.proxy.async
+  // made visible to the async proxy: the fix is the proxy fence, not a barrier.
+  bool missing_proxy_fence = false;
   friend bool operator==(const race&, const race&) = default;
 };
 
@@ -222,8 +228,10 @@ inline std::string address(const race& r, const exec::run_info& info) {
 
 inline std::string side(const race_access& a, const source_lookup& lookup) {
   constexpr std::string_view verbs[] = {"read", "write", "atomic"};
-  std::string s = std::string(verbs[static_cast<std::size_t>(a.kind)]) + " by thread " + std::to_string(a.thread) +
-                  " at " + where(a.instruction, lookup) + ", segment " + std::to_string(a.segment);
+  std::string s = std::string(verbs[static_cast<std::size_t>(a.kind)]) +
+                  (a.async_proxy ? " by the async proxy (TMA/bulk copy) of thread " : " by thread ") +
+                  std::to_string(a.thread) + " at " + where(a.instruction, lookup) + ", segment " +
+                  std::to_string(a.segment);
   if (a.after.generation == 0)
     s += " (before any CTA barrier)";
   else
@@ -259,6 +267,9 @@ inline std::string format(const race& r, const exec::run_info& info, const sourc
   std::string s = std::string(name(r.kind)) + (r.benign ? " race (benign: same value)" : " race") + " on " +
                   detail::address(r, info) + ": " + detail::side(r.first, lookup) + " vs " +
                   detail::side(r.second, lookup);
+  if (r.missing_proxy_fence)
+    s += "; missing proxy fence: the write is ordered before the copy's issue but no fence.proxy.async "
+         "makes it visible to the async proxy";
   return s;
 }
 

@@ -94,6 +94,9 @@ inline void engine<D, O>::try_collective(std::uint32_t t) {
   o_.on_barrier_complete(barrier_instance{barrier_key{barrier_kind::warp, w}, warp_generation_[w],
                                           static_cast<std::uint32_t>(members.size()), regs});
   ++warp_generation_[w];
+  // tensormap.cp_fenceproxy.sync.aligned copies once for the warp, after every member's earlier
+  // accesses (the map's fields one lane wrote): as the first member, now ordered after them all.
+  if (x.op == ptx::opcode::tensormap_cp_fenceproxy) tensormap_op(members.front(), x, pc_[members.front()]);
   for (auto u : members) {
     status_[u] = status::runnable;
     ++pc_[u];
@@ -122,6 +125,7 @@ inline void engine<D, O>::collective(const xinstr& x, const std::vector<std::uin
     case op::wgmma_mma_async: return wgmma_mma_async(x, members);
     case op::wgmma_commit_group: return wgmma_commit(members);
     case op::wgmma_wait_group: return wgmma_wait(x, members);
+    case op::tensormap_cp_fenceproxy: return;  // copied after the completion (try_collective)
     default: fail_at(error_kind::unsupported, members.front(), "this warp collective");
   }
 }

@@ -78,7 +78,14 @@ inline void engine<D, O>::layout_memory(run_info& info) {
   for (const auto& v : p_.module->globals) add_variable(v);
   for (const auto& v : p_.function->locals) add_variable(v);
   if (!dynamic_symbols_.empty() || l_.dynamic_shared_bytes) {
-    shared_top = (shared_top + 15) / 16 * 16;
+    // At 16 bytes, or the largest `.align` of its declarations (`.extern .shared .align 1024`:
+    // the 128-byte TMA swizzle is a function of the address bits up to 1024, exec/tma.hpp).
+    std::uint64_t align = 16;
+    for (const auto* vs : {&p_.module->globals, &p_.function->locals})
+      for (const auto& v : *vs)
+        if (v.space == ptx::state_space::shared && v.dims.size() == 1 && v.dims[0] == 0)
+          align = std::max<std::uint64_t>(align, v.align);
+    shared_top = (shared_top + align - 1) / align * align;
     region<real> r;
     r.space = memory_space::shared;
     r.name = dynamic_symbols_.empty() ? std::string("dynamic shared") : support::readable_symbol(p_.str(dynamic_symbols_[0]));
@@ -97,6 +104,24 @@ inline void engine<D, O>::layout_memory(run_info& info) {
     fail(error_kind::unsupported, 0,
          "the launch binds " + std::to_string(l_.params.size()) + " parameters but the kernel has " +
              std::to_string(p_.function->params.size()));
+  // CUtensorMap parameters: 128 bytes of constant memory holding the encoded map, which the
+  // parameter's symbol addresses (`mov.b64 %rd, p; cvta.param.u64 ...` gives the map's address).
+  for (std::uint32_t i = 0; i < l_.params.size(); ++i) {
+    if (!l_.params[i].map) continue;
+    const tensor_map_binding& b = l_.tensor_maps.at(l_.params[i].index);
+    tma::tensor_map m = b.map;
+    m.global_address = regions_.at(b.tensor).base;
+    region<real> r;
+    r.space = memory_space::constant;
+    r.name = b.name;
+    r.base = next_global;
+    r.bytes = tma::map_bytes;
+    r.element_bytes = 8;
+    tma::encode(m, [&](tma::field_slot s, std::uint64_t bits) { r.store(s.offset, s.width, value::of_bits(bits)); });
+    symbols_[p_.function->params[i].name] = symbol{symbol::kind::region, static_cast<std::uint32_t>(regions_.size()), 0};
+    regions_.push_back(std::move(r));
+    next_global += address::global_stride;
+  }
   for (std::uint32_t i = 0; i < regions_.size(); ++i) {
     const auto& r = regions_[i];
     info.regions.push_back(region_desc{r.space, r.name, r.element_bytes, r.bytes,
@@ -181,7 +206,7 @@ inline typename D::result engine<D, O>::output_value(std::uint32_t tensor, const
 template <value_domain D, observer O>
 inline auto engine<D, O>::param_value(std::uint32_t i) -> value {
   const param_binding& b = l_.params[i];
-  if (!b.fields.empty()) return value{};  // a struct: its fields are read one by one (param_field)
+  if (!b.fields.empty() || b.map) return value{};  // a struct: its fields are read one by one (param_field); a map: its region
   return bound_value(b.tensor, b.index, type_of(p_.function->params[i].type));
 }
 

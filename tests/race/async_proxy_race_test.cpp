@@ -1,0 +1,171 @@
+// The async proxy in the race context (race/async_proxy.hpp): a TMA or bulk copy's accesses are
+// those of its issuing thread's agent, ordered after the thread at the issue, and before a waiter
+// through the mbarrier phase its complete_tx finishes; a copy that reads shared memory sees only
+// what proxy fences made visible. The correct kernels are race-free; reading a TMA destination
+// before the wait is a RAW race naming the copy and the read; a TMA store of shared memory
+// written without fence.proxy.async is a race reported as a missing proxy fence.
+// Kernels: tests/exec/tma_kernels.hpp.
+#include <gpueq/exec.hpp>
+#include <gpueq/race.hpp>
+
+#include "../exec/harness.hpp"
+#include "../exec/tma_kernels.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <string>
+
+using namespace exec_test;
+namespace race = gpueq::race;
+namespace tma = exec::tma;
+
+namespace {
+
+tma::tensor_map proxy_map2d(std::uint64_t rows, std::uint64_t cols, std::uint32_t box_cols, std::uint32_t box_rows) {
+  tma::tensor_map m;
+  m.rank = 2;
+  m.global_dim = {cols, rows, 1, 1, 1};
+  m.global_stride = {cols * 4, 0, 0, 0};
+  m.box_dim = {box_cols, box_rows, 1, 1, 1};
+  return m;
+}
+
+struct proxy_run {
+  std::unique_ptr<kernel> k;
+  std::string text;
+  race::report report;
+  exec::run_info info;
+  std::optional<exec::run_error> error;
+  std::uint32_t line(std::uint32_t instruction) const { return k->module.functions[0].instructions[instruction].line; }
+};
+
+proxy_run run_proxy(std::string text, const exec::launch& l) {
+  proxy_run c;
+  c.text = std::move(text);
+  c.k = load(c.text, "proxy.ptx");
+  fixture<exec::exact_domain> f([](std::string_view, std::uint64_t e) { return rat(static_cast<long long>(e)); });
+  race::context ctx;
+  auto o = run(*c.k, l, f.d, &ctx);
+  c.error = o.error;
+  c.report = ctx.result();
+  c.info = ctx.info();
+  return c;
+}
+
+exec::launch proxy_load_launch() {
+  exec::launch l;
+  l.block = {32, 1, 1};
+  l.tensors = {out_f32("y", 32), tensor("a", exec::rkind::f32, {8, 32}, true, false)};
+  exec::param_binding m{false, 0};
+  m.map = true;
+  l.params = {{true, 0}, m};
+  l.tensor_maps.push_back({"a_map", 1, proxy_map2d(8, 32, 8, 4)});
+  return l;
+}
+
+exec::launch proxy_store_launch() {
+  exec::launch l;
+  l.block = {64, 1, 1};
+  l.tensors = {tensor("y", exec::rkind::f32, {16, 32}, true, true)};
+  exec::param_binding m{false, 0};
+  m.map = true;
+  l.params = {m};
+  l.tensor_maps.push_back({"y_map", 0, proxy_map2d(16, 32, 8, 8)});
+  return l;
+}
+
+std::string proxy_listing(const proxy_run& c) {
+  std::string s;
+  for (const auto& g : c.report.races) s += race::format(g.example, c.info) + "; ";
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("a TMA load waited for through its mbarrier is race-free") {
+  auto c = run_proxy(tma_kernels::load_box(".shared .align 128 .b8 tile[128];", 0, 0, 128), proxy_load_launch());
+  REQUIRE_MESSAGE(!c.error, c.error->message);
+  CHECK_MESSAGE(c.report.races.empty(), proxy_listing(c));
+  CHECK(c.info.agents == 32);
+}
+
+TEST_CASE("reading a TMA destination before waiting on the mbarrier races with the copy") {
+  std::string text = tma_kernels::load_box(".shared .align 128 .b8 tile[128];", 0, 0, 128);
+  const std::string wait = "WAIT:\n  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r2], 0;\n  @!%p2 bra WAIT;\n";
+  REQUIRE(text.find(wait) != std::string::npos);
+  text.replace(text.find(wait), wait.size(), "READ:\n");
+  text.replace(text.find("@%p1 bra WAIT;"), 14, "@%p1 bra READ;");
+  text.replace(text.find("  ret;\n}"), 8, wait + "  ret;\n}");
+  auto c = run_proxy(text, proxy_load_launch());
+  REQUIRE_MESSAGE(!c.error, c.error->message);
+  REQUIRE_MESSAGE(!c.report.races.empty(), "no race found");
+  bool found = false;
+  for (const auto& g : c.report.races) {
+    const race::race& r = g.example;
+    if (r.kind == race::race_kind::raw && r.first.async_proxy && r.first.thread == 0 &&
+        c.line(r.first.instruction) == line_of(text, "cp.async.bulk.tensor") &&
+        c.line(r.second.instruction) == line_of(text, "ld.shared.f32") && !r.second.async_proxy) {
+      found = true;
+      CHECK_FALSE(r.missing_proxy_fence);
+      std::string f = race::format(r, c.info);
+      CHECK_MESSAGE(contains(f, "write by the async proxy (TMA/bulk copy) of thread 0"), f);
+      CHECK_MESSAGE(contains(f, "shared tile["), f);
+    }
+  }
+  CHECK_MESSAGE(found, proxy_listing(c));
+}
+
+TEST_CASE("a TMA store of shared memory fenced by its writers, or by the issuer after the barrier, is race-free") {
+  for (bool by_issuer : {false, true}) {
+    CAPTURE(by_issuer);
+    auto c = run_proxy(tma_kernels::store_box(false, true, by_issuer), proxy_store_launch());
+    REQUIRE_MESSAGE(!c.error, c.error->message);
+    CHECK_MESSAGE(c.report.races.empty(), proxy_listing(c));
+    auto red = run_proxy(tma_kernels::store_box(true, true, by_issuer), proxy_store_launch());
+    REQUIRE_MESSAGE(!red.error, red.error->message);
+    CHECK_MESSAGE(red.report.races.empty(), proxy_listing(red));
+  }
+}
+
+TEST_CASE("a TMA store of shared memory written without fence.proxy.async: a race, reported as a missing proxy fence") {
+  std::string text = tma_kernels::store_box(false, false);
+  auto c = run_proxy(text, proxy_store_launch());
+  REQUIRE_MESSAGE(!c.error, c.error->message);
+  REQUIRE_MESSAGE(!c.report.races.empty(), "no race found");
+  const race::race& r = c.report.races.front().example;
+  CHECK(r.kind == race::race_kind::raw);
+  CHECK(c.line(r.first.instruction) == line_of(text, "st.shared.f32"));
+  CHECK_FALSE(r.first.async_proxy);
+  CHECK(r.second.async_proxy);
+  CHECK(r.second.thread == 0);
+  CHECK(c.line(r.second.instruction) == line_of(text, "cp.async.bulk.tensor"));
+  CHECK(r.missing_proxy_fence);
+  // Every one of the 64 writes is unfenced.
+  CHECK(c.report.races.front().count == 64);
+  std::string f = race::format(r, c.info);
+  CHECK_MESSAGE(contains(f, "missing proxy fence"), f);
+}
+
+TEST_CASE("a fence by one writer does not cover another writer's unordered write") {
+  // Only thread 0 fences, before the bar.sync: the other threads' writes reach the store through
+  // the barrier but no proxy fence (neither theirs nor the issuer's after the barrier).
+  std::string text = tma_kernels::store_box(false, false);
+  text.replace(text.find("  bar.sync 0;"), 13, "  setp.eq.u32 %p2, %r1, 0;\n  @%p2 fence.proxy.async.shared::cta;\n  bar.sync 0;");
+  auto c = run_proxy(text, proxy_store_launch());
+  REQUIRE_MESSAGE(!c.error, c.error->message);
+  REQUIRE(!c.report.races.empty());
+  CHECK(c.report.races.front().count == 63);  // thread 0's own write is fenced
+  CHECK(c.report.races.front().example.first.thread != 0);
+  CHECK(c.report.races.front().example.missing_proxy_fence);
+}
+
+TEST_CASE("bulk copies and a device-built map are race-free") {
+  auto b = run_proxy(std::string(tma_kernels::bulk), one_cta(16, {out_f32("y", 16), in_f32("x", 32)}));
+  REQUIRE_MESSAGE(!b.error, b.error->message);
+  CHECK_MESSAGE(b.report.races.empty(), proxy_listing(b));
+  auto d = run_proxy(std::string(tma_kernels::device_map),
+                    one_cta(32, {out_f32("y", 32), tensor("x", exec::rkind::f32, {16, 16}, true, false), out_int("scratch", 16, 8)}));
+  REQUIRE_MESSAGE(!d.error, d.error->message);
+  CHECK_MESSAGE(d.report.races.empty(), proxy_listing(d));
+}
