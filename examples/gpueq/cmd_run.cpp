@@ -71,7 +71,7 @@ int run(const options& o) {
     in[name] = std::move(v);
   };
   for (auto& [name, t] : spec.tensors)
-    if (t.use != check::role::output) fill(name, t.elements(), t.type, t.shape, "tensor '" + name + "'");
+    if (t.use == check::role::input || t.use == check::role::inout) fill(name, t.elements(), t.type, t.shape, "tensor '" + name + "'");
   for (auto& [name, s] : spec.scalars)
     if (s.symbolic) fill(name, 1, s.type, {}, "scalar '" + name + "'");
   auto source = [&](const exec::input_ref& r) -> double {

@@ -29,7 +29,7 @@ TEST_CASE("every pair spec of the corpus reads and matches its PTX") {
       else CHECK(r.reference.functions.empty());  // a specification reference is no kernel
       CHECK(r.candidate.functions[r.candidate_entry].entry);
       bool has_output = false;
-      for (auto& [n, t] : s.tensors) has_output = has_output || t.use != check::role::input;
+      for (auto& [n, t] : s.tensors) has_output = has_output || t.use == check::role::output || t.use == check::role::inout;
       CHECK(has_output);
     } catch (const support::diagnostic_error& err) {
       FAIL(err.what());
@@ -64,6 +64,12 @@ TEST_CASE("malformed specs are rejected with the file and the reason") {
                      "reference": {"ptx": "k.ptx", "params": ["x"], "block": [2048]},
                      "candidate": {"ptx": "k.ptx", "params": ["x"], "block": [32]}})")
             .find("reference.block: block x = 2048 is outside 1..1024") != std::string::npos);
+  CHECK(error_of(spec(R"({"x": {"dtype": "f32", "shape": [4], "role": "temp"}})"))
+            .find("tensors.x.role: expected input, output, inout or scratch") != std::string::npos);
+  // scratch: the kernel's own memory (Triton's global scratch), neither an input nor compared.
+  CHECK(check::parse_spec(spec(R"({"x": {"dtype": "u8", "shape": [128], "role": "scratch"}})"), "dir/ok.pair.json")
+            .tensors.at("x")
+            .use == check::role::scratch);
   check::pair_spec s = check::parse_spec(spec(x, ", \"expect\": \"race\", \"culprit\": \"candidate\""), "dir/ok.pair.json");
   CHECK(s.expect == check::verdict::race);
   CHECK(s.reference.path == "dir/k.ptx");

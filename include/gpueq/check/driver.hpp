@@ -194,12 +194,12 @@ inline void check_spec_outputs(const pair_spec& spec, const specification& sp, c
   };
   for (auto& [name, vals] : want) {
     auto it = spec.tensors.find(name);
-    if (it == spec.tensors.end() || it->second.use == role::input) fail("defines '" + name + "', which is not an output tensor of the spec");
+    if (it == spec.tensors.end() || (it->second.use != role::output && it->second.use != role::inout)) fail("defines '" + name + "', which is not an output tensor of the spec");
     if (it->second.elements() != vals.size())
       fail("'" + name + "' has " + std::to_string(vals.size()) + " elements, the spec's tensor " + std::to_string(it->second.elements()));
   }
   for (auto& [name, t] : spec.tensors)
-    if (t.use != role::input && !want.contains(name)) fail("does not define the output tensor '" + name + "'");
+    if ((t.use == role::output || t.use == role::inout) && !want.contains(name)) fail("does not define the output tensor '" + name + "'");
 }
 
 // The output elements of `out`, counted.

@@ -72,7 +72,7 @@ class random_inputs {
  public:
   random_inputs(const pair_spec& spec, std::uint64_t seed) {
     for (auto& [name, t] : spec.tensors)
-      if (t.use != role::output)
+      if (t.use == role::input || t.use == role::inout)
         tensors_.emplace(name, tensor{t.type, support::hash_combine(seed, support::hash_string(name))});
     for (auto& [name, sc] : spec.scalars)
       if (sc.symbolic) scalars_.emplace(name, 0.75);
@@ -160,7 +160,7 @@ inline counterexample_report counterexample_input(const pair_spec& spec, const t
   r.real_candidate = e.witness->rhs.str(12);
   std::uint64_t seed = 0x9e3779b97f4a7c15ull;
   for (auto& [name, t] : spec.tensors) {
-    if (t.use == role::output) continue;
+    if (t.use != role::input && t.use != role::inout) continue;
     auto& vals = r.tensors[name];
     vals.resize(t.elements());
     for (auto& v : vals) {

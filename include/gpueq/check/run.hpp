@@ -44,8 +44,8 @@ inline exec::launch make_launch(const pair_spec& s, const kernel_spec& k) {
     b.element_bytes = bytes(t.type);
     b.is_signed = t.type == dtype::s8 || t.type == dtype::s16 || t.type == dtype::s32 || t.type == dtype::s64;
     b.shape = t.shape;
-    b.input = t.use != role::output;
-    b.output = t.use != role::input;
+    b.input = t.use == role::input || t.use == role::inout;
+    b.output = t.use == role::output || t.use == role::inout;  // scratch: neither (written, never compared)
     tensor_index[name] = static_cast<std::uint32_t>(l.tensors.size());
     l.tensors.push_back(std::move(b));
   }

@@ -49,7 +49,11 @@ inline std::uint32_t bytes(dtype d) {
   }
 }
 
-enum class role { input, output, inout };
+// input: read only, symbolic contents. output: starts uninitialized, compared after the run.
+// inout: starts with symbolic contents and is compared. scratch: memory the kernel uses for
+// itself (Triton's global scratch, where it builds tensor maps): starts uninitialized, may be
+// written and read, and is not compared (nor an input of the float32 report).
+enum class role { input, output, inout, scratch };
 
 struct tensor_spec {
   dtype type = dtype::f32;

@@ -123,7 +123,8 @@ class spec_reader {
       if (r == "input") ts.use = role::input;
       else if (r == "output") ts.use = role::output;
       else if (r == "inout") ts.use = role::inout;
-      else fail(path + ".role", "expected input, output or inout");
+      else if (r == "scratch") ts.use = role::scratch;
+      else fail(path + ".role", "expected input, output, inout or scratch");
       s_.tensors.emplace(name, std::move(ts));
     }
     if (j.contains("scalars")) {

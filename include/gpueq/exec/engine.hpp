@@ -798,6 +798,10 @@ class engine {
     if (!ptx::is_supported(x.op)) fail_at(error_kind::unsupported, t, std::string(ptx::unsupported_message(x.op)));
     if (!x.unknown_mods.empty() && !tolerates_unknown(x.op))
       fail_at(error_kind::unsupported, t, "modifier " + std::string(p_.str(x.unknown_mods.front())));
+    // Warp collectives (the opcode table's `warp` trait): the lanes arrive, the last one runs it.
+    if (auto c = ptx::collective(x.op);
+        c == ptx::collective_kind::warp || (c == ptx::collective_kind::warp_if_aligned && x.has(flag::aligned)))
+      return arrive_warp(t, x, pc);
     using op = ptx::opcode;
     switch (x.op) {  // instructions that decide where the thread goes next
       case op::bra: pc_[t] = x.target; return;
@@ -805,14 +809,6 @@ class engine {
       case op::call: fail_at(error_kind::unsupported, t, call_not_inlined(x));
       case op::bar: case op::barrier: return barrier(t, x, pc);
       case op::mbarrier_test_wait: case op::mbarrier_try_wait: return mbarrier_wait(t, x, pc);
-      case op::bar_warp_sync: case op::shfl: case op::vote: case op::match: case op::redux: case op::elect:
-      case op::setmaxnreg: case op::mma: case op::ldmatrix: case op::stmatrix: case op::movmatrix:
-      case op::wmma_load: case op::wmma_store: case op::wmma_mma: case op::wgmma_fence:
-      case op::wgmma_mma_async: case op::wgmma_commit_group: case op::wgmma_wait_group:
-        return arrive_warp(t, x, pc);
-      case op::tensormap_cp_fenceproxy:  // .sync.aligned: the warp copies the map once (bulk_copy.hpp)
-        if (x.has(flag::aligned)) return arrive_warp(t, x, pc);
-        break;
       default: break;
     }
     try {
@@ -858,28 +854,11 @@ class engine {
     return integer_op(t, x);
   }
 
-  static bool is_collective(ptx::opcode o) {
-    using op = ptx::opcode;
-    return o == op::shfl || o == op::vote || o == op::match || o == op::redux || o == op::elect ||
-           o == op::setmaxnreg || o == op::mma || o == op::ldmatrix || o == op::stmatrix || o == op::movmatrix ||
-           o == op::wmma_load || o == op::wmma_store || o == op::wmma_mma || o == op::bar_warp_sync ||
-           o == op::wgmma_fence || o == op::wgmma_mma_async || o == op::wgmma_commit_group ||
-           o == op::wgmma_wait_group;
-  }
-  static bool tolerates_unknown(ptx::opcode o) {
-    // Matrix instructions spell shapes and layouts we decode from the flags we know; their extra
-    // spellings (.m8n8, .m16n8k16, .row/.col, .f32 kinds) are checked when executed.
-    using op = ptx::opcode;
-    // griddepcontrol's action (.wait, .launch_dependents) is no flag: grid_dependency_control
-    // checks it.
-    // The async proxy's instructions (bulk_copy.hpp) spell dimensions, completion mechanisms,
-    // fields and proxies that no flag stands for: their semantics check what they accept.
-    return o == op::mma || o == op::wmma_load || o == op::wmma_store || o == op::wmma_mma || o == op::ldmatrix ||
-           o == op::cp_async || o == op::griddepcontrol || o == op::fence || o == op::prefetch ||
-           o == op::cp_async_bulk || o == op::cp_async_bulk_tensor || o == op::cp_reduce_async_bulk ||
-           o == op::cp_async_bulk_commit_group || o == op::cp_async_bulk_wait_group || o == op::tensormap_replace ||
-           o == op::tensormap_cp_fenceproxy || o == op::wgmma_mma_async;
-  }
+  static bool is_collective(ptx::opcode o) { return ptx::collective(o) != ptx::collective_kind::none; }
+  // The opcode table's `own_modifiers` trait: matrix instructions spell shapes and layouts, the
+  // async proxy's instructions dimensions, completion mechanisms, fields and proxies, griddepcontrol
+  // its action, that no flag stands for; their semantics check what they accept.
+  static bool tolerates_unknown(ptx::opcode o) { return ptx::checks_own_modifiers(o); }
 
   // griddepcontrol.wait / griddepcontrol.launch_dependents (PTX ISA 7.8, sm_90): programmatic
   // dependent launch between the grids of a stream. .wait waits until the prerequisite grids have

@@ -49,15 +49,42 @@ constexpr std::string_view name(opcode_family f) { return opcode_family_names[st
 // with a message of their own, e.g. three-input min/max). Unsupported: the engine never executes
 // it, and `unsupported` is what the user is told. An empty message means supported, so an
 // unsupported row cannot lack its message.
+//
+// How the engine executes a supported opcode, written in the same column after `|`:
+//   warp             a warp collective: every lane of the member mask arrives, then the
+//                    instruction runs once for the warp (exec/semantics/collective.hpp)
+//   warp_if_aligned  a warp collective only in its `.aligned` form
+//   own_modifiers    the instruction spells modifiers the decoder's flag table does not know
+//                    (shapes, layouts, completion mechanisms); its semantics check them, so the
+//                    engine does not stop at an unknown modifier
+// e.g. `supported | warp | own_modifiers`. The engine's dispatch reads these (exec/engine.hpp,
+// generic_step), so a new collective is a row, not a case in a list.
+enum class collective_kind : std::uint8_t { none, warp, warp_if_aligned };
+
 struct opcode_status {
   std::string_view unsupported;
+  collective_kind collective = collective_kind::none;
+  bool own_modifiers = false;
   constexpr bool supported() const { return unsupported.empty(); }
 };
+
+struct opcode_trait {
+  collective_kind collective = collective_kind::none;
+  bool own_modifiers = false;
+};
+constexpr opcode_status operator|(opcode_status s, opcode_trait t) {
+  if (t.collective != collective_kind::none) s.collective = t.collective;
+  s.own_modifiers = s.own_modifiers || t.own_modifiers;
+  return s;
+}
 
 // The names the table's status column is written with (see GPUEQ_PTX_OPCODES).
 namespace opcode_rows {
 inline constexpr opcode_status supported{};
 constexpr opcode_status unsupported(std::string_view message) { return opcode_status{message}; }
+inline constexpr opcode_trait warp{collective_kind::warp, false};
+inline constexpr opcode_trait warp_if_aligned{collective_kind::warp_if_aligned, false};
+inline constexpr opcode_trait own_modifiers{collective_kind::none, true};
 }  // namespace opcode_rows
 
 // The rows: (enumerator, PTX spelling, fewest operands, most operands, family, status). A
@@ -137,35 +164,35 @@ constexpr opcode_status unsupported(std::string_view message) { return opcode_st
   X(ldu, "ldu", 2, 2, memory, supported)                                                                             \
   X(st, "st", 2, 3, memory, supported)                                                                               \
   /* prefetch (a cache hint, .L1/.L2 or .tensormap) has no effect on values */                                       \
-  X(prefetch, "prefetch", 1, 1, memory, supported)                                                                   \
+  X(prefetch, "prefetch", 1, 1, memory, supported | own_modifiers)                                                   \
   X(prefetchu, "prefetchu", 1, 1, memory,                                                                            \
     unsupported("prefetchu (a cache prefetch hint) is not modelled yet"))                                            \
   X(atom, "atom", 3, 5, atomic, supported)                                                                           \
   X(red, "red", 2, 4, atomic, supported)                                                                             \
-  X(cp_async, "cp.async", 3, 5, async_copy, supported)                                                               \
+  X(cp_async, "cp.async", 3, 5, async_copy, supported | own_modifiers)                                               \
   X(cp_async_commit_group, "cp.async.commit_group", 0, 0, async_copy, supported)                                     \
   X(cp_async_wait_group, "cp.async.wait_group", 1, 1, async_copy, supported)                                         \
   X(cp_async_wait_all, "cp.async.wait_all", 0, 0, async_copy, supported)                                             \
   X(cp_async_mbarrier_arrive, "cp.async.mbarrier.arrive", 1, 1, async_copy,                                          \
     unsupported("cp.async.mbarrier.arrive (cp.async completion tracked by an mbarrier) is not modelled yet"))        \
-  X(cp_async_bulk, "cp.async.bulk", 3, 5, async_copy, supported)                                                    \
-  X(cp_async_bulk_tensor, "cp.async.bulk.tensor", 2, 6, async_copy, supported)                                      \
-  X(cp_reduce_async_bulk, "cp.reduce.async.bulk", 2, 5, async_copy, supported)                                      \
-  X(cp_async_bulk_commit_group, "cp.async.bulk.commit_group", 0, 0, async_copy, supported)                          \
-  X(cp_async_bulk_wait_group, "cp.async.bulk.wait_group", 1, 1, async_copy, supported)                              \
-  X(tensormap_replace, "tensormap.replace", 2, 3, memory, supported)                                                \
-  X(tensormap_cp_fenceproxy, "tensormap.cp_fenceproxy", 3, 3, memory, supported)                                    \
-  X(ldmatrix, "ldmatrix", 2, 2, tensor_core, supported)                                                              \
-  X(stmatrix, "stmatrix", 2, 2, tensor_core, supported)                                                              \
-  X(movmatrix, "movmatrix", 2, 2, tensor_core, supported)                                                            \
-  X(wmma_load, "wmma.load", 2, 3, tensor_core, supported)                                                            \
-  X(wmma_store, "wmma.store", 2, 3, tensor_core, supported)                                                          \
-  X(wmma_mma, "wmma.mma", 4, 4, tensor_core, supported)                                                              \
-  X(mma, "mma", 4, 6, tensor_core, supported)                                                                        \
-  X(wgmma_fence, "wgmma.fence", 0, 0, tensor_core, supported)                                                        \
-  X(wgmma_commit_group, "wgmma.commit_group", 0, 0, tensor_core, supported)                                          \
-  X(wgmma_wait_group, "wgmma.wait_group", 1, 1, tensor_core, supported)                                              \
-  X(wgmma_mma_async, "wgmma.mma_async", 4, 9, tensor_core, supported)                                                \
+  X(cp_async_bulk, "cp.async.bulk", 3, 5, async_copy, supported | own_modifiers)                                    \
+  X(cp_async_bulk_tensor, "cp.async.bulk.tensor", 2, 6, async_copy, supported | own_modifiers)                      \
+  X(cp_reduce_async_bulk, "cp.reduce.async.bulk", 2, 5, async_copy, supported | own_modifiers)                      \
+  X(cp_async_bulk_commit_group, "cp.async.bulk.commit_group", 0, 0, async_copy, supported | own_modifiers)          \
+  X(cp_async_bulk_wait_group, "cp.async.bulk.wait_group", 1, 1, async_copy, supported | own_modifiers)              \
+  X(tensormap_replace, "tensormap.replace", 2, 3, memory, supported | own_modifiers)                                \
+  X(tensormap_cp_fenceproxy, "tensormap.cp_fenceproxy", 3, 3, memory, supported | warp_if_aligned | own_modifiers)  \
+  X(ldmatrix, "ldmatrix", 2, 2, tensor_core, supported | warp | own_modifiers)                                       \
+  X(stmatrix, "stmatrix", 2, 2, tensor_core, supported | warp)                                                       \
+  X(movmatrix, "movmatrix", 2, 2, tensor_core, supported | warp)                                                     \
+  X(wmma_load, "wmma.load", 2, 3, tensor_core, supported | warp | own_modifiers)                                     \
+  X(wmma_store, "wmma.store", 2, 3, tensor_core, supported | warp | own_modifiers)                                   \
+  X(wmma_mma, "wmma.mma", 4, 4, tensor_core, supported | warp | own_modifiers)                                       \
+  X(mma, "mma", 4, 6, tensor_core, supported | warp | own_modifiers)                                                 \
+  X(wgmma_fence, "wgmma.fence", 0, 0, tensor_core, supported | warp)                                                 \
+  X(wgmma_commit_group, "wgmma.commit_group", 0, 0, tensor_core, supported | warp)                                   \
+  X(wgmma_wait_group, "wgmma.wait_group", 1, 1, tensor_core, supported | warp)                                       \
+  X(wgmma_mma_async, "wgmma.mma_async", 4, 9, tensor_core, supported | warp | own_modifiers)                         \
   X(alloca_, "alloca", 2, 3, memory, unsupported("alloca (dynamic stack allocation) is not modelled yet"))           \
   X(stacksave, "stacksave", 1, 1, memory, unsupported("stacksave (dynamic stack allocation) is not modelled yet"))   \
   X(stackrestore, "stackrestore", 1, 1, memory,                                                                      \
@@ -194,17 +221,17 @@ constexpr opcode_status unsupported(std::string_view message) { return opcode_st
   /* synchronization and warp collectives */                                                                         \
   X(bar, "bar", 1, 4, cta_barrier, supported)                                                                        \
   X(barrier, "barrier", 1, 4, cta_barrier, supported)                                                                \
-  X(bar_warp_sync, "bar.warp.sync", 1, 1, warp_collective, supported)                                                \
+  X(bar_warp_sync, "bar.warp.sync", 1, 1, warp_collective, supported | warp)                                         \
   X(barrier_cluster, "barrier.cluster", 0, 0, cluster,                                                               \
     unsupported("barrier.cluster (thread-block cluster barrier) is not modelled yet: gpueq runs one CTA at a time")) \
   X(membar, "membar", 0, 0, fence_misc, supported)                                                                   \
-  X(fence, "fence", 0, 2, fence_misc, supported)                                                                     \
-  X(shfl, "shfl", 4, 5, warp_collective, supported)                                                                  \
-  X(vote, "vote", 2, 3, warp_collective, supported)                                                                  \
-  X(match, "match", 3, 4, warp_collective, supported)                                                                \
+  X(fence, "fence", 0, 2, fence_misc, supported | own_modifiers)                                                     \
+  X(shfl, "shfl", 4, 5, warp_collective, supported | warp)                                                           \
+  X(vote, "vote", 2, 3, warp_collective, supported | warp)                                                           \
+  X(match, "match", 3, 4, warp_collective, supported | warp)                                                         \
   X(activemask, "activemask", 1, 1, warp_collective, supported)                                                      \
-  X(redux, "redux", 3, 3, warp_collective, supported)                                                                \
-  X(elect, "elect", 2, 2, warp_collective, supported)                                                                \
+  X(redux, "redux", 3, 3, warp_collective, supported | warp)                                                         \
+  X(elect, "elect", 2, 2, warp_collective, supported | warp)                                                         \
   X(mbarrier_init, "mbarrier.init", 2, 2, mbarrier, supported)                                                       \
   X(mbarrier_inval, "mbarrier.inval", 1, 1, mbarrier, supported)                                                     \
   X(mbarrier_arrive, "mbarrier.arrive", 1, 3, mbarrier, supported)                                                   \
@@ -214,8 +241,8 @@ constexpr opcode_status unsupported(std::string_view message) { return opcode_st
   X(mbarrier_pending_count, "mbarrier.pending_count", 2, 2, mbarrier, supported)                                     \
   X(mbarrier_expect_tx, "mbarrier.expect_tx", 2, 2, mbarrier, supported)                                             \
   X(mbarrier_complete_tx, "mbarrier.complete_tx", 2, 2, mbarrier, supported)                                         \
-  X(setmaxnreg, "setmaxnreg", 1, 1, warp_collective, supported)                                                      \
-  X(griddepcontrol, "griddepcontrol", 0, 0, fence_misc, supported)                                                   \
+  X(setmaxnreg, "setmaxnreg", 1, 1, warp_collective, supported | warp)                                               \
+  X(griddepcontrol, "griddepcontrol", 0, 0, fence_misc, supported | own_modifiers)                                   \
   /* pseudo-operations made by the idiom lifting pass (never parsed from PTX) */                                     \
   X(lifted, "gpueq.lifted", 2, 4, lifted_pseudo_op, supported)
 
@@ -233,7 +260,8 @@ struct opcode_info {
 };
 
 inline constexpr opcode_info opcode_table[] = {
-#define GPUEQ_PTX_INFO(e, s, lo, hi, fam, st) {s, lo, hi, opcode_family::fam, opcode_rows::st},
+#define GPUEQ_PTX_INFO(e, s, lo, hi, fam, st) \
+  {s, lo, hi, opcode_family::fam, [] { using namespace opcode_rows; return opcode_status(st); }()},
     GPUEQ_PTX_OPCODES(GPUEQ_PTX_INFO)
 #undef GPUEQ_PTX_INFO
 };
@@ -247,6 +275,9 @@ constexpr opcode_family family(opcode op) { return info(op).family; }
 // words the engine's error and `gpueq parse` use.
 constexpr bool is_supported(opcode op) { return info(op).status.supported(); }
 constexpr std::string_view unsupported_message(opcode op) { return info(op).status.unsupported; }
+// How the engine executes it (the traits of the status column).
+constexpr collective_kind collective(opcode op) { return info(op).status.collective; }
+constexpr bool checks_own_modifiers(opcode op) { return info(op).status.own_modifiers; }
 
 // ---- what the table guarantees, checked while compiling ------------------------------------
 namespace detail {
@@ -256,6 +287,8 @@ constexpr bool opcode_rows_well_formed() {
     if (r.name.empty() || r.min_operands > r.max_operands) return false;
     if (static_cast<std::size_t>(r.family) >= opcode_family_count) return false;
     // A message is one line that names what is missing: it is printed after "unsupported: ".
+    // Execution traits belong to rows the engine executes.
+    if (!r.status.supported() && (r.status.collective != collective_kind::none || r.status.own_modifiers)) return false;
     if (!r.status.supported() && (r.status.unsupported.find('\n') != std::string_view::npos ||
                                   r.status.unsupported.find("not modelled") == std::string_view::npos))
       return false;
@@ -295,6 +328,9 @@ static_assert(family(opcode::lifted) == opcode_family::lifted_pseudo_op && is_su
 static_assert(is_supported(opcode::mbarrier_init) && !is_supported(opcode::mapa) &&
                   unsupported_message(opcode::mapa).starts_with("mapa "),
               "the status column reaches the table");
+static_assert(collective(opcode::shfl) == collective_kind::warp && collective(opcode::add) == collective_kind::none &&
+                  checks_own_modifiers(opcode::mma) && !checks_own_modifiers(opcode::add),
+              "the execution traits reach the table");
 
 // The opcode spelled exactly `s` (dots included), or nullopt. Pseudo-opcodes are not found.
 inline std::optional<opcode> find_opcode(std::string_view s) {
