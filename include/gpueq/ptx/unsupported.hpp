@@ -26,18 +26,6 @@ inline constexpr std::string_view call_not_inlined_message =
     "call of a function without a body (an .extern function such as printf's vprintf) or through a function pointer: "
     "gpueq runs only the device functions it can inline";
 
-// fence.proxy.* (e.g. fence.proxy.async, the generic-to-async-proxy fence before TMA stores and
-// wgmma reads of thread-written shared memory) is not modelled yet: the engine refuses its .proxy
-// modifier, so the list names it under `fence` with this message.
-inline constexpr std::string_view proxy_fence_message =
-    "fence.proxy.* (a fence between memory proxies, such as the async proxy of TMA and wgmma) is not modelled yet";
-inline bool proxy_fence(const module& m, const instruction& ins) {
-  if (ins.op != opcode::fence) return false;
-  for (auto id : ins.mods)
-    if (m.str(id) == ".proxy") return true;
-  return false;
-}
-
 // Can exec::decode inline this call: a direct call of a function with a body in `m`?
 inline bool inlinable_call(const module& m, const instruction& ins) {
   const function* g = callee_of(m, ins);
@@ -55,12 +43,10 @@ inline std::vector<unsupported_use> unsupported_instructions(const module& m, co
   for (auto& s : slot) s = 0;
   for (const instruction& ins : f.instructions) {
     const bool call_out = ins.op == opcode::call && !inlinable_call(m, ins);
-    const bool proxy = proxy_fence(m, ins);
-    if (is_supported(ins.op) && !call_out && !proxy) continue;
+    if (is_supported(ins.op) && !call_out) continue;
     auto k = static_cast<std::size_t>(ins.op);
     if (!slot[k]) {
-      out.push_back({ins.op, 0, ins.line,
-                     call_out ? call_not_inlined_message : proxy ? proxy_fence_message : unsupported_message(ins.op)});
+      out.push_back({ins.op, 0, ins.line, call_out ? call_not_inlined_message : unsupported_message(ins.op)});
       slot[k] = static_cast<std::uint32_t>(out.size());
     }
     ++out[slot[k] - 1].count;
