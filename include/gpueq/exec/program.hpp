@@ -123,6 +123,17 @@ struct fast_form {
   bool is_imm(std::uint32_t i) const { return imm >> i & 1u; }
 };
 
+// Registers of an operand: a vector {a, b, ...} or one register (the matrix families'
+// fragments, exec/semantics/tensor_core.hpp and wgmma.hpp).
+inline std::vector<const xoperand*> regs_of(const xoperand& o) {
+  std::vector<const xoperand*> v;
+  if (o.k == xoperand::kind::vector)
+    for (auto& e : o.elems) v.push_back(&e);
+  else
+    v.push_back(&o);
+  return v;
+}
+
 struct xinstr {
   ptx::opcode op = ptx::opcode::ret;
   std::uint64_t flags = 0;

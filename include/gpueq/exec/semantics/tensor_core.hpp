@@ -16,16 +16,6 @@
 
 namespace gpueq::exec {
 
-// Registers of an operand: a vector {a, b, ...} or one register.
-inline std::vector<const xoperand*> regs_of(const xoperand& o) {
-  std::vector<const xoperand*> v;
-  if (o.k == xoperand::kind::vector)
-    for (auto& e : o.elems) v.push_back(&e);
-  else
-    v.push_back(&o);
-  return v;
-}
-
 inline fragments::element_type element_of(vtype t) {
   switch (t) {
     case vtype::bf16: case vtype::bf16x2: return fragments::element_type::bf16;
