@@ -70,7 +70,7 @@ void resolve_in_memory(const gpueq::check::pair_spec& s) {
             fail("a struct field outside its parameter was accepted", field.name + " at " + std::to_string(field.offset));
         }
       }
-    exec::launch l = make_launch(s, k);
+    gpueq::exec::launch l = make_launch(s, k);
     if (l.params.size() != f.params.size()) fail("make_launch: wrong parameter count", k.ptx);
     if (l.threads() < 1 || l.threads() > max_threads_per_cta) fail("make_launch: block outside 1..1024 threads", k.ptx);
   };
