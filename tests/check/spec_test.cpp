@@ -64,6 +64,9 @@ TEST_CASE("malformed specs are rejected with the file and the reason") {
                      "reference": {"ptx": "k.ptx", "params": ["x"], "block": [2048]},
                      "candidate": {"ptx": "k.ptx", "params": ["x"], "block": [32]}})")
             .find("reference.block: block x = 2048 is outside 1..1024") != std::string::npos);
+  // A number past a double's range: nlohmann's out_of_range, not a parse_error (found by fuzz_spec_json).
+  CHECK(error_of(R"({"tensors": {"x": {"dtype": "f32", "shape": [1e400], "role": "input"}}})") ==
+        "dir/bad.pair.json: number overflow parsing '1e400'");
   check::pair_spec s = check::parse_spec(spec(x, ", \"expect\": \"race\", \"culprit\": \"candidate\""), "dir/ok.pair.json");
   CHECK(s.expect == check::verdict::race);
   CHECK(s.reference.path == "dir/k.ptx");
