@@ -9,10 +9,13 @@
 #pragma once
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <istream>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -138,7 +141,10 @@ inline constexpr std::uint32_t max_header_bytes = 10000;
 
 // Reads `path` as the values of one tensor (or scalar) of the spec: `type` and `shape` are what
 // the spec declares ({} for a scalar, which takes shape () or (1,)); `what` names it in errors
-// ("tensor 'x'"). Throws std::runtime_error naming the file.
+// ("tensor 'x'"). Throws support::diagnostic_error naming the file.
+inline array read(std::istream& in, std::uint64_t file_size, const std::string& path, check::dtype type,
+                  const std::vector<std::uint64_t>& shape, const std::string& what);
+
 inline array read(const std::string& path, check::dtype type, const std::vector<std::uint64_t>& shape,
                   const std::string& what) {
   auto fail = [&](const std::string& reason) -> void { throw support::diagnostic_error({path, {}, reason}); };
@@ -148,6 +154,14 @@ inline array read(const std::string& path, check::dtype type, const std::vector<
   if (!in) fail("cannot open");
   const std::uint64_t file_size = std::filesystem::file_size(path, ec);
   if (ec) fail("cannot read its size");
+  return read(in, file_size, path, type, shape, what);
+}
+
+// The same from a stream of `file_size` bytes (`path` names it in errors): what the fuzz target
+// (tests/fuzz/npy.cpp) reads from memory.
+inline array read(std::istream& in, std::uint64_t file_size, const std::string& path, check::dtype type,
+                  const std::vector<std::uint64_t>& shape, const std::string& what) {
+  auto fail = [&](const std::string& reason) -> void { throw support::diagnostic_error({path, {}, reason}); };
   char magic[8];
   in.read(magic, 8);
   if (!in || std::memcmp(magic, "\x93NUMPY", 6) != 0) fail("not a .npy file");
@@ -207,7 +221,18 @@ inline array read(const std::string& path, check::dtype type, const std::vector<
   return a;
 }
 
-inline void write(const std::string& path, const std::string& descr, const std::vector<std::uint64_t>& shape,
+// The bits of an integer element: v truncated toward zero and clamped to the 64-bit range of its
+// kind (u64 values past 2^63 and s64 values that rounded up to 2^63 are not converted through a
+// range they leave: that is undefined), then cut to the element's width by the caller.
+inline std::uint64_t integer_bits(double v, char kind) {
+  if (std::isnan(v)) return 0;
+  if (kind == 'u' && v >= 0x1p63) return v >= 0x1p64 ? UINT64_MAX : static_cast<std::uint64_t>(v);
+  if (v >= 0x1p63) return static_cast<std::uint64_t>(INT64_MAX);
+  if (v < -0x1p63) return static_cast<std::uint64_t>(INT64_MIN);
+  return static_cast<std::uint64_t>(static_cast<std::int64_t>(v));
+}
+
+inline void write(std::ostream& out, const std::string& descr, const std::vector<std::uint64_t>& shape,
                   const std::vector<double>& values) {
   std::string sh = "(";
   for (auto d : shape) sh += std::to_string(d) + ", ";
@@ -216,8 +241,6 @@ inline void write(const std::string& path, const std::string& descr, const std::
   std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + sh + ", }";
   while ((10 + header.size() + 1) % 64) header += ' ';
   header += '\n';
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw support::diagnostic_error({path, {}, "cannot write"});
   out.write("\x93NUMPY\x01\x00", 8);
   char len[2] = {static_cast<char>(header.size() & 0xff), static_cast<char>(header.size() >> 8)};
   out.write(len, 2);
@@ -230,10 +253,17 @@ inline void write(const std::string& path, const std::string& descr, const std::
       exec::rkind k = width == 2 ? exec::rkind::f16 : width == 4 ? exec::rkind::f32 : exec::rkind::f64;
       b = exec::floats::encode(exec::floats::round_to(v, k), k);
     } else {
-      b = static_cast<std::uint64_t>(static_cast<std::int64_t>(v));
+      b = integer_bits(v, kind);
     }
     for (unsigned k = 0; k < width; ++k) out.put(static_cast<char>((b >> (8 * k)) & 0xff));
   }
+}
+
+inline void write(const std::string& path, const std::string& descr, const std::vector<std::uint64_t>& shape,
+                  const std::vector<double>& values) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw support::diagnostic_error({path, {}, "cannot write"});
+  write(out, descr, shape, values);
   if (!out) throw support::diagnostic_error({path, {}, "write failed"});
 }
 

@@ -70,6 +70,9 @@ TEST_CASE("malformed specs are rejected with the file and the reason") {
   CHECK(check::parse_spec(spec(R"({"x": {"dtype": "u8", "shape": [128], "role": "scratch"}})"), "dir/ok.pair.json")
             .tensors.at("x")
             .use == check::role::scratch);
+  // A number past a double's range: nlohmann's out_of_range, not a parse_error (found by fuzz_spec_json).
+  CHECK(error_of(R"({"tensors": {"x": {"dtype": "f32", "shape": [1e400], "role": "input"}}})") ==
+        "dir/bad.pair.json: number overflow parsing '1e400'");
   check::pair_spec s = check::parse_spec(spec(x, ", \"expect\": \"race\", \"culprit\": \"candidate\""), "dir/ok.pair.json");
   CHECK(s.expect == check::verdict::race);
   CHECK(s.reference.path == "dir/k.ptx");

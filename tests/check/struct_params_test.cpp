@@ -48,6 +48,10 @@ TEST_CASE("struct fields are checked against the PTX parameter") {
   CHECK(e.find("field 'n' at byte 4 overlaps field 'x' at byte 0") != std::string::npos);
   e = resolve_error(with_fields(R"({"offset": 24, "name": "n"})"));
   CHECK(e.find("field 'n' at byte 24 (4 bytes) runs past the end of the 24-byte parameter") != std::string::npos);
+  // An offset near 2^64, where offset + width wraps around to a small number (found by fuzz_spec_json).
+  e = resolve_error(with_fields(R"({"offset": 18446744073709551608, "name": "x"})"));
+  CHECK(e.find("field 'x' at byte 18446744073709551608 (8 bytes) runs past the end of the 24-byte parameter") !=
+        std::string::npos);
   // A scalar without a dtype needs one on the field; with one, it is checked against its range.
   CHECK_THROWS_WITH_AS((void)with_fields(R"({"offset": 16, "name": "m"})"),
                        doctest::Contains("structs.p.fields[0]: the scalar 'm' has no dtype"), support::diagnostic_error);

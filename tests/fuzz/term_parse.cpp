@@ -1,10 +1,12 @@
 // Fuzz target for the term syntax and the decision procedure: any byte string either parses or
 // throws a parse_error with a position; whatever parses prints and parses back to the same term;
 // an identity `LHS == RHS` that parses is decided without crashing (small budgets, so a fuzz run
-// stays fast), and a `different` verdict carries a witness. Anything else aborts.
+// stays fast; powers nested past exponent 4096 are only parsed, see below), and a `different` verdict
+// carries a witness. Anything else aborts.
 #include <gpueq/canon.hpp>
 #include <gpueq/term.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -17,6 +19,21 @@ namespace {
   std::fprintf(stderr, "%s: %.*s\n", what, static_cast<int>(detail.size()), detail.data());
   std::abort();
 }
+// The product of the integer literals after every `^` (saturating): a bound on how far powers
+// nest.
+double exponent_product(std::string_view text) {
+  double product = 1;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '^') continue;
+    std::size_t j = i + 1;
+    while (j < text.size() && (text[j] == ' ' || text[j] == '(' || text[j] == '-' || text[j] == '+')) ++j;
+    double e = 0;
+    while (j < text.size() && text[j] >= '0' && text[j] <= '9' && e < 1e9) e = e * 10 + (text[j++] - '0');
+    if (e > 1) product = std::min(1e18, product * e);
+  }
+  return product;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -34,6 +51,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (e.line == 0 || e.column == 0 || e.reason.empty()) fail("parse error without a position", e.what());
     return 0;
   }
+  // Nothing bounds the size of the numbers in a term yet (issue 22 item 3): `(x + f*(-(5)^225)^221
+  // - 7)^22` parses in 0.1 s into constants of 760,000 digits, whose printing and parsing back take
+  // 35 s and 1.6 GB. Such powers are parsed (above) but not printed or decided, so that a fuzz run
+  // stays fast.
+  if (exponent_product(text) > 4096) return 0;
   for (gpueq::term::term_id t : {sides.first, sides.second}) {
     std::string printed = gpueq::term::to_string(s, t);
     try {

@@ -353,6 +353,11 @@ TEST_CASE("pathological inputs end in a diagnostic, not a crash") {
   CHECK(error_of(init).where.line > 0);
   CHECK(error_of(std::string(header) + ".entry k() { .reg .b32 %r<99999999999>; ret; }").where.line > 0);
   CHECK(error_of("/* unterminated").reason.find("unterminated") != std::string::npos);
+  // `.%` is no directive: it parsed as `.reg .` of a register `%` and printed as PTX that did not
+  // parse back (found by fuzz_ptx_parse).
+  auto dot = error_of(std::string(header) + ".entry r{.reg .%;}");
+  CHECK(dot.reason == "unexpected character '.'");
+  CHECK(dot.where.column == 15);  // the `.` of `.%`
 }
 
 TEST_CASE("an empty or truncated file is an error where the text stops") {

@@ -391,7 +391,7 @@ inline void check_struct(const pair_spec& s, const char* side, const kernel_spec
     if (f.offset % sh.bytes != 0)
       spec_error(s, at + ": " + what + " (" + std::to_string(sh.bytes) + " bytes) is misaligned: its offset is not a multiple of " +
                         std::to_string(sh.bytes));
-    if (f.offset + sh.bytes > size)
+    if (f.offset > size || sh.bytes > size - f.offset)  // (offset + bytes could wrap around 2^64)
       spec_error(s, at + ": " + what + " (" + std::to_string(sh.bytes) + " bytes) runs past the end of the " +
                         std::to_string(size) + "-byte parameter");
     for (std::size_t j = 0; j < spans.size(); ++j)

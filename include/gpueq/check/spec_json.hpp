@@ -279,6 +279,10 @@ inline pair_spec parse_spec(std::string_view text, const std::string& file) {
     std::string reason = e.what();
     if (auto at = reason.find("]: "); at != std::string::npos) reason = reason.substr(at + 3);  // drop nlohmann's prefix
     throw support::diagnostic_error(support::diagnostic{file, support::position_of(text, e.byte ? e.byte - 1 : 0), reason});
+  } catch (const nlohmann::json::exception& e) {  // a number too large for a double (out_of_range 406), ...
+    std::string reason = e.what();
+    if (auto at = reason.find("] "); at != std::string::npos) reason = reason.substr(at + 2);
+    throw support::diagnostic_error(support::diagnostic{file, {}, reason});
   }
   std::filesystem::path dir = std::filesystem::path(file).parent_path();
   detail::spec_reader(s).read(j, dir);

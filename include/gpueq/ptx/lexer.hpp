@@ -153,7 +153,9 @@ class lexer {
       ++pos_;
       scan_ident_tail();
       cur_.kind = token_kind::ident;
-    } else if (c == '.' && pos_ + 1 < src_.size() && ident_start(src_[pos_ + 1])) {
+    } else if (c == '.' && pos_ + 1 < src_.size() && ident_start(src_[pos_ + 1]) && src_[pos_ + 1] != '%') {
+      // (`.%r` is no directive: its tail would stop at the `%`, leaving a directive "." that prints
+      // as a lone dot, which does not lex; a lone '.' is an unexpected character below.)
       ++pos_;
       scan_ident_tail();
       cur_.kind = token_kind::directive;
