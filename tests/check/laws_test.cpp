@@ -1,4 +1,4 @@
-// Differential laws over the whole kernel corpus (DESIGN.md seam 1, VOLTA Lemma 5): for every
+// Differential laws over the whole kernel corpus (docs/ARCHITECTURE.md, "Value domains"; VOLTA Lemma 5): for every
 // kernel of every pair, on random inputs,
 //   - the symbolic outputs evaluated at the inputs agree with the float32 run within float error;
 //   - the exact-rational run, where the kernel has no transcendental function, equals the

@@ -1,4 +1,4 @@
-// The execution engine run in every value domain (DESIGN.md seam 1): one test body per kernel,
+// The execution engine run in every value domain (docs/ARCHITECTURE.md, "Value domains"): one test body per kernel,
 // instantiated for float32, exact rationals and symbolic terms. Each body checks the domain law
 // (VOLTA Lemma 5) against a plain C++ reference over exact rationals: on small integers every
 // domain computes the reference exactly (float arithmetic is exact there); on random rationals

@@ -83,10 +83,6 @@ struct side_report {
   std::vector<race::source_line> lines;
 };
 
-// A concrete input on which the kernels differ over the reals, replayed on both kernels in the
-// float32 domain (what the GPU computes) before it is reported. Every input tensor is filled:
-// the elements the differing output depends on with the decision procedure's witness values,
-
 
 // Makes the term of every element of the launch's input tensors, in canonical order (by tensor
 // name, then row-major), before any CTA runs, when they number at most `limit`. A loop's products,

@@ -1,4 +1,4 @@
-// The value-domain seam (DESIGN.md seam 1). The scheduler, memory, barriers and instruction
+// The value-domain seam (docs/ARCHITECTURE.md, "Value domains"). The scheduler, memory, barriers and instruction
 // semantics are written once, against this concept; each model decides what a data value is:
 //   float32_domain  (exec/float32.hpp)  what the GPU computes, bit for bit where PTX defines it
 //   exact_domain    (exec/exact.hpp)    exact rationals

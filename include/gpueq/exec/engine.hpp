@@ -576,37 +576,16 @@ class engine {
     }
   }
   // Undefined values (values.hpp): a register never written, or computed from one, holds an
-  // undefined value, as in PTX. Data instructions (moves and packing, integer, bit and float
-  // arithmetic, conversions, setp/set/selp, the lifted functions; shfl and the other warp
-  // collectives in collective.hpp) propagate it: their result is undefined. Every other use is
+  // undefined value, as in PTX. Data instructions (ptx::computes_data, from the opcode table's
+  // families: moves and packing, integer, bit and float arithmetic, conversions, setp/set/selp,
+  // the lifted functions; and shfl and the other data-moving warp collectives, which read their
+  // data operand with read_data, collective.hpp) propagate it: their result is undefined. Every other use is
   // where the value matters, and is the uninitialized error at the using instruction: a store
   // (global, shared or local: the value is not stored undefined to fail at a later load, the
   // store itself is the error), an address, a guard or branch condition, a barrier operand or
   // member mask, an atomic's operands, a shfl lane or clamp. Outputs are memory, so an undefined
   // value reaches an output only through a store, which is the error.
   struct undefined_operand { value v; };
-  static bool propagates_undefined(ptx::opcode op) {
-    using ptx::opcode;
-    switch (op) {
-      case opcode::trap: case opcode::brkpt: case opcode::membar: case opcode::fence: case opcode::prefetch:
-      case opcode::prefetchu: case opcode::nanosleep: case opcode::pmevent: case opcode::cvta: case opcode::ld:
-      case opcode::ldu: case opcode::st: case opcode::atom: case opcode::red: case opcode::cp_async:
-      case opcode::mbarrier_init: case opcode::mbarrier_inval: case opcode::mbarrier_arrive:
-      case opcode::mbarrier_arrive_drop: case opcode::mbarrier_expect_tx: case opcode::mbarrier_complete_tx:
-      case opcode::mbarrier_pending_count: case opcode::cp_async_commit_group: case opcode::cp_async_wait_group:
-      case opcode::cp_async_wait_all: case opcode::activemask: case opcode::bra: case opcode::ret: case opcode::exit:
-      case opcode::cp_async_bulk: case opcode::cp_async_bulk_tensor: case opcode::cp_reduce_async_bulk:
-      case opcode::cp_async_bulk_commit_group: case opcode::cp_async_bulk_wait_group: case opcode::tensormap_replace:
-      case opcode::tensormap_cp_fenceproxy:
-      case opcode::bar: case opcode::barrier: case opcode::mbarrier_test_wait: case opcode::mbarrier_try_wait:
-      case opcode::bar_warp_sync: case opcode::shfl: case opcode::vote: case opcode::match: case opcode::redux:
-      case opcode::mma: case opcode::ldmatrix: case opcode::wmma_load: case opcode::wmma_store: case opcode::wmma_mma:
-      case opcode::wgmma_fence: case opcode::wgmma_mma_async: case opcode::wgmma_commit_group:
-      case opcode::wgmma_wait_group:
-        return false;
-      default: return ptx::is_supported(op);
-    }
-  }
   // Register r of thread t holds the undefined value v (an empty cell) and the thread's current
   // instruction reads it: a data instruction's result is undefined (undefined_operand, caught in
   // generic_step), anything else is the error.
@@ -616,7 +595,7 @@ class engine {
       fail_at(error_kind::not_structured, t,
               "register " + register_name(r) +
                   " holds the old value returned by an atomic on symbolic data, which depends on the schedule");
-    if (propagates_undefined(p_.code[pc_[t]].op))
+    if (ptx::computes_data(p_.code[pc_[t]].op))
       throw undefined_operand{v.is_derived_undefined() ? v : value::undefined_from(r, pc_[t])};
     fail_at(error_kind::uninitialized, t, undefined_message(r, v));
   }

@@ -1,6 +1,6 @@
 // The symbolic domain: data values are term ids of a term::store, so a run computes each output
 // as a real-valued term of the inputs (VOLTA's symbolic execution). Float formats are reals here
-// (DESIGN.md, semantics decisions): a float constant is the exact dyadic rational it encodes, a
+// (README, "Semantics decisions"): a float constant is the exact dyadic rational it encodes, a
 // format conversion (f32 -> f16, f16 -> f32) is the identity, rounding modes and .ftz are not
 // modelled. Integer data are exact integers (no overflow: stated in the README). A value that is
 // not a real (NaN) or a conversion of symbolic data to an integer is a domain_error, which the

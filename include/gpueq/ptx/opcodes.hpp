@@ -156,7 +156,7 @@ inline constexpr opcode_trait own_modifiers{collective_kind::none, true};
     unsupported("slct (select on the sign of a third operand) is not modelled yet"))                                 \
   X(mov, "mov", 2, 2, compare_move_convert, supported)                                                               \
   X(cvt, "cvt", 2, 4, compare_move_convert, supported)                                                               \
-  X(cvta, "cvta", 2, 2, compare_move_convert, supported)                                                             \
+  X(cvta, "cvta", 2, 2, memory, supported) /* an address: see computes_data */                                      \
   X(isspacep, "isspacep", 2, 2, compare_move_convert,                                                                \
     unsupported("isspacep (test the state space of a generic address) is not modelled yet"))                         \
   /* memory */                                                                                                       \
@@ -278,6 +278,20 @@ constexpr std::string_view unsupported_message(opcode op) { return info(op).stat
 // How the engine executes it (the traits of the status column).
 constexpr collective_kind collective(opcode op) { return info(op).status.collective; }
 constexpr bool checks_own_modifiers(opcode op) { return info(op).status.own_modifiers; }
+// A data instruction: a supported opcode whose result is a function of its operands' values and
+// nothing else (the integer, floating-point and compare/select/move/convert families and the
+// lifted functions). An undefined operand makes its result undefined instead of stopping the run;
+// at any other instruction (memory, atomics, barriers, collectives, tensor cores, control) an
+// undefined operand is the uninitialized error (exec/engine.hpp, undefined_read). cvta is in the
+// memory family for this reason: its result is an address.
+constexpr bool computes_data(opcode op) {
+  switch (family(op)) {
+    case opcode_family::integer_alu: case opcode_family::floating_point: case opcode_family::compare_move_convert:
+    case opcode_family::lifted_pseudo_op:
+      return is_supported(op);
+    default: return false;
+  }
+}
 
 // ---- what the table guarantees, checked while compiling ------------------------------------
 namespace detail {
@@ -329,7 +343,8 @@ static_assert(is_supported(opcode::mbarrier_init) && !is_supported(opcode::mapa)
                   unsupported_message(opcode::mapa).starts_with("mapa "),
               "the status column reaches the table");
 static_assert(collective(opcode::shfl) == collective_kind::warp && collective(opcode::add) == collective_kind::none &&
-                  checks_own_modifiers(opcode::mma) && !checks_own_modifiers(opcode::add),
+                  checks_own_modifiers(opcode::mma) && !checks_own_modifiers(opcode::add) &&
+                  computes_data(opcode::fma) && !computes_data(opcode::cvta) && !computes_data(opcode::ld),
               "the execution traits reach the table");
 
 // The opcode spelled exactly `s` (dots included), or nullopt. Pseudo-opcodes are not found.

@@ -11,6 +11,7 @@
 #include <gpueq/check/prepared.hpp>
 #include <gpueq/check/sides.hpp>
 #include <gpueq/check/spec.hpp>
+#include <gpueq/support/entry.hpp>
 
 #include <algorithm>
 #include <optional>
@@ -61,33 +62,12 @@ inline std::string verdict_name(const kernel_result& k) {
 
 // Checks every kernel of `spec` (resolved as `pair`): the reference and the candidate of a pair
 // of kernels, the candidate of a pair against a specification, the kernel of a single-kernel spec.
-inline std::vector<kernel_result> check_races(const check::pair_spec& spec, const check::resolved_pair& pair,
-                                              const driver_options& options = {}) {
-  check::check_options co;
-  co.race.warp_synchronous = options.warp_synchronous;
-  co.allow_benign = options.allow_benign;
-  co.race.strict_barriers = options.strict_barriers;
-  co.threads = options.threads;
-  co.engine = options.engine;
-  co.float32_report = false;
-  std::vector<kernel_result> out;
-  for (bool cand : {false, true}) {
-    if (cand && spec.single) break;
-    if (!check::has_kernel(spec, cand)) continue;
-    kernel_result k;
-    k.side = spec.single ? "kernel" : cand ? "candidate" : "reference";
-    k.kernel = cand ? &spec.candidate : &spec.reference;
-    check::prepared_kernel p = check::prepare(spec, cand ? pair.candidate : pair.reference,
-                                              cand ? pair.candidate_entry : pair.reference_entry, *k.kernel, k.side);
-    term::store s;
-    check::kernel_run outputs;
-    k.r = check::run_side(s, p, outputs, co);
-    if (options.witnesses && !k.r.error && k.r.race_report)
-      for (std::size_t g = 0; g < k.r.race_report->races.size() && g < options.witnesses; ++g)
-        k.witnesses.push_back(check::witness(spec, p, *k.r.race_cta, k.r.race_report->races[g].example));
-    out.push_back(std::move(k));
-  }
-  return out;
-}
+GPUEQ_ENTRY std::vector<kernel_result> check_races(const check::pair_spec& spec, const check::resolved_pair& pair,
+                                                   const driver_options& options = {});
 
 }  // namespace gpueq::race
+
+// The body of check_races: compiled here (header-only) or in gpueq::compiled (support/entry.hpp).
+#if GPUEQ_ENTRY_BODIES
+#include <gpueq/race/driver_entries.hpp>
+#endif

@@ -1,6 +1,7 @@
 // A user of the installed package: proves an identity through the public header, and reads a
 // pair spec of the installed corpus (share/gpueq/kernels) with check/spec_json.hpp, resolving
-// both kernels against their installed PTX.
+// both kernels against their installed PTX, and checks them with check_pair from the installed
+// gpueq::compiled library.
 #include <gpueq/check/spec_json.hpp>
 #include <gpueq/gpueq.hpp>
 
@@ -16,5 +17,7 @@ int main(int argc, char** argv) {
   gpueq::check::resolved_pair pair = gpueq::check::resolve(spec);
   std::cout << spec.reference.entry << " vs " << spec.candidate.entry << ": " << pair.reference.functions.size() << " and "
             << pair.candidate.functions.size() << " functions\n";
-  return spec.expect == gpueq::check::verdict::equivalent && !pair.reference.functions.empty() ? 0 : 1;
+  gpueq::check::check_result r = gpueq::check::check_pair(spec, pair);
+  std::cout << gpueq::check::name(r.v) << '\n';
+  return spec.expect == gpueq::check::verdict::equivalent && r.v == spec.expect ? 0 : 1;
 }
