@@ -128,6 +128,45 @@ TEST_CASE("launches, shapes and scalars are checked against their limits as they
                        support::diagnostic_error);
 }
 
+TEST_CASE("a spec built in code is held to the same limits by resolve") {
+  std::string dir = std::string(GPUEQ_SOURCE_DIR) + "/tests/cli/inputs/";
+  auto spec = [&] {
+    check::pair_spec s;
+    s.file = "(in code)";
+    s.single = true;
+    s.tensors["x"] = {check::dtype::f32, {4}, check::role::inout};
+    s.reference.ptx = "scalar_types.ptx";
+    s.reference.path = dir + "scalar_types.ptx";
+    s.reference.params = {"x"};
+    s.reference.block = {32, 1, 1};
+    s.candidate = s.reference;
+    return s;
+  };
+  auto error_of = [](const check::pair_spec& s) {
+    try {
+      (void)check::resolve(s);
+    } catch (const support::diagnostic_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  check::pair_spec s = spec();
+  s.reference.block = {0, 1, 1};
+  CHECK(error_of(s).find("kernel block: block x = 0 is outside 1..1024") != std::string::npos);
+  s = spec();
+  s.reference.block = {64, 32, 1};
+  CHECK(error_of(s).find("kernel block: block 64x32x1 has 2048 threads; a CTA has 1 to 1024") != std::string::npos);
+  s = spec();
+  s.reference.grid = {1, 65536, 1};
+  CHECK(error_of(s).find("kernel grid: grid y = 65536 is outside 1..65535") != std::string::npos);
+  s = spec();
+  s.tensors["x"].shape = {4294967296, 4294967296};
+  CHECK(error_of(s).find("tensor 'x': a f32 tensor of shape [4294967296, 4294967296] exceeds the limit") != std::string::npos);
+  s = spec();
+  s.tensors["x"].shape = {};
+  CHECK(error_of(s).find("tensor 'x': expected at least one extent") != std::string::npos);
+}
+
 TEST_CASE("a spec that does not match its PTX names the mismatch") {
   std::string dir = std::string(GPUEQ_SOURCE_DIR) + "/tests/ptx/inputs/";
   check::pair_spec s = check::parse_spec(

@@ -19,6 +19,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -466,7 +467,27 @@ inline std::size_t resolve_kernel(const pair_spec& s, const char* side, const ke
 // specification.
 inline bool has_kernel(const pair_spec& s, bool candidate) { return candidate || !s.reference_spec; }
 
+// A spec built in code meets the limits a JSON spec is held to when it is read (block, grid and
+// shape, checked by spec_json.hpp before anything is narrowed): resolve checks them again, so a
+// block of 0 threads or a shape past 2^40 bytes is a spec error, not a run of something else.
+namespace detail {
+inline void check_limits(const pair_spec& s) {
+  auto wide = [](const dim3& d) { return std::array<std::uint64_t, 3>{d[0], d[1], d[2]}; };
+  for (auto [side, k] : {std::pair{"reference", &s.reference}, std::pair{"candidate", &s.candidate}}) {
+    if (s.reference_spec && k == &s.reference) continue;
+    if (s.single && k == &s.candidate) continue;
+    const char* name = s.single ? "kernel" : side;
+    auto block = wide(k->block), grid = wide(k->grid);
+    if (std::string why = block_problem(block); !why.empty()) spec_error(s, std::string(name) + " block: " + why);
+    if (std::string why = grid_problem(grid); !why.empty()) spec_error(s, std::string(name) + " grid: " + why);
+  }
+  for (auto& [name, t] : s.tensors)
+    if (std::string why = shape_problem(t.shape, t.type); !why.empty()) spec_error(s, "tensor '" + name + "': " + why);
+}
+}  // namespace detail
+
 inline resolved_pair resolve(const pair_spec& s) {
+  detail::check_limits(s);
   resolved_pair r;
   if (s.reference_spec) {  // the reference is a specification: the candidate is the one kernel
     r.candidate = ptx::parse_file(s.candidate.path);
