@@ -65,9 +65,58 @@ inline constexpr const char* exchange = R"(
 }
 )";
 
+// Remote mbarrier arrival (distributed shared memory): thread 0 of rank 0 initializes its mbarrier
+// `bar` for 32 arrivals; a cluster barrier orders the init before everything else. Each thread i of
+// rank 1 stores 100 + i into rank 0's s[i] through mapa and arrives (release, cluster scope) on
+// rank 0's bar through mapa. Rank 0's threads wait on phase 0 of their own bar and read s[i]:
+// y[i] = 100 + i. A final cluster barrier keeps rank 0's shared memory alive for rank 1.
+inline constexpr const char* remote_arrive = R"(
+.visible .entry remote_arrive(.param .u64 y)
+{
+  .reg .pred %p<5>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<8>;
+  .shared .align 8 .b8 bar[8];
+  .shared .align 4 .b8 s[128];
+  ld.param.u64 %rd1, [y];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %cluster_ctarank;
+  mov.u32 %r3, bar;
+  mov.u32 %r4, s;
+  shl.b32 %r5, %r1, 2;
+  add.s32 %r6, %r4, %r5;
+  setp.eq.s32 %p1, %r2, 0;
+  setp.eq.s32 %p2, %r1, 0;
+  and.pred %p3, %p1, %p2;
+  @%p3 mbarrier.init.shared::cta.b64 [%r3], 32;
+  fence.mbarrier_init.release.cluster;
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  @%p1 bra WAIT;
+  add.s32 %r7, %r1, 100;
+  mapa.shared::cluster.u32 %r8, %r6, 0;
+  st.shared::cluster.u32 [%r8], %r7;
+  mapa.shared::cluster.u32 %r9, %r3, 0;
+  mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r9];
+  bra DONE;
+WAIT:
+  mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 %p4, [%r3], 0;
+  @!%p4 bra WAIT;
+  ld.shared.u32 %r10, [%r6];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r10;
+DONE:
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  ret;
+}
+)";
+
 // The exchange kernel with `from` replaced by `to` (once).
-inline std::string exchange_with(const std::string& from, const std::string& to) {
-  std::string s = exchange;
+inline std::string exchange_with(const std::string& from, const std::string& to, const char* kernel = exchange) {
+  std::string s = kernel;
   auto at = s.find(from);
   if (at == std::string::npos) return {};
   return s.replace(at, from.size(), to);

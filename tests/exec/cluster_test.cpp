@@ -12,6 +12,7 @@
 
 using namespace exec_test;
 using cluster_kernels::exchange;
+using cluster_kernels::remote_arrive;
 
 #define DOMAINS exec::float32_domain, exec::exact_domain, exec::symbolic_domain
 
@@ -171,6 +172,17 @@ TEST_CASE_TEMPLATE("two CTAs of a cluster read each other's shared memory throug
   CHECK(!r.out["y"][0].has_value());
   // Two cluster barrier generations and one bar.sync per CTA.
   CHECK(r.stats.barrier_instances == 4);
+}
+
+TEST_CASE_TEMPLATE("a CTA arrives on another CTA's mbarrier through mapa", D, DOMAINS) {
+  auto k = load(remote_arrive, "remote_arrive.ptx");
+  exec::launch l = cluster_launch({2, 1, 1}, {32, 1, 1}, {2, 1, 1}, {0, 0, 0}, {out_int("y", 32)});
+  fixture<D> f(iota_plus_one());
+  auto r = run(*k, l, f.d);
+  REQUIRE_MESSAGE(!r.error, r.error->message);
+  for (long long i = 0; i < 32; ++i) CHECK(f.at(*r.out["y"][static_cast<std::size_t>(i)], l) == rat(100 + i));
+  // Two cluster barrier generations and the mbarrier's one phase.
+  CHECK(r.stats.barrier_instances == 3);
 }
 
 TEST_CASE("CTA barriers stay per CTA in a cluster run") {

@@ -40,14 +40,15 @@ struct recording_context : race::context {
   }
 };
 
-cluster_run run_cluster(std::string text) {
+cluster_run run_cluster(std::string text, bool remote = false) {
   cluster_run r;
   REQUIRE(!text.empty());
   r.text = std::move(text);
   r.k = load(r.text, "exchange.ptx");
-  exec::launch l = one_cta(1, {out_f32("y", 128), in_f32("x", 128), out_int("r", 256)});
+  exec::launch l = remote ? one_cta(1, {out_int("y", 32)})
+                          : one_cta(1, {out_f32("y", 128), in_f32("x", 128), out_int("r", 256)});
   l.grid = {2, 1, 1};
-  l.block = {64, 1, 1};
+  l.block = {remote ? 32u : 64u, 1, 1};
   l.cluster = {2, 1, 1};
   fixture<exec::exact_domain> f([](std::string_view, std::uint64_t e) { return rat(static_cast<long long>(e)); });
   recording_context ctx;
@@ -125,4 +126,25 @@ TEST_CASE("a store to the other CTA's shared memory races with that CTA's own re
   const bool war = find(r, race::race_kind::war, "ld.shared.f32 %f4, [%r6];", "st.shared::cluster.f32 [%r9], %f4;");
   const bool raw = find(r, race::race_kind::raw, "st.shared::cluster.f32 [%r9], %f4;", "ld.shared.f32 %f4, [%r6];");
   CHECK_MESSAGE((war || raw), listing(r));
+}
+
+TEST_CASE("a remote mbarrier arrive releases the arriving CTA's store to the waiting CTA") {
+  auto r = run_cluster(remote_arrive, true);
+  REQUIRE_MESSAGE(!r.error, r.error->message);
+  CHECK_MESSAGE(r.report.races.empty(), listing(r));
+  CHECK(r.report.barriers.empty());
+}
+
+TEST_CASE("a store to another CTA's shared memory after the remote arrive races with the owner's read") {
+  auto r = run_cluster(exchange_with("  st.shared::cluster.u32 [%r8], %r7;\n  mapa.shared::cluster.u32 %r9, %r3, 0;\n"
+                                     "  mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r9];\n",
+                                     "  mapa.shared::cluster.u32 %r9, %r3, 0;\n"
+                                     "  mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r9];\n"
+                                     "  st.shared::cluster.u32 [%r8], %r7;\n",
+                                     remote_arrive),
+                       true);
+  // The owner may read s[i] before or after the store: either order is the race, naming both lines.
+  const bool raw = find(r, race::race_kind::raw, "st.shared::cluster.u32 [%r8], %r7;", "ld.shared.u32 %r10, [%r6];");
+  const bool war = find(r, race::race_kind::war, "ld.shared.u32 %r10, [%r6];", "st.shared::cluster.u32 [%r8], %r7;");
+  CHECK_MESSAGE((raw || war), listing(r));
 }
