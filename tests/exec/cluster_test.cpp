@@ -136,11 +136,15 @@ TEST_CASE("the cluster special registers, CTA by CTA") {
     }
 
   // Without a cluster shape: the implicit cluster of one CTA. CTA (3, 1) of a 4x4 grid is rank 0
-  // of a 1x1 cluster whose id is its own CTA id; %is_explicit_cluster is false.
+  // of a 1x1 cluster whose id is its own CTA id; %is_explicit_cluster is false. (The kernel
+  // without its .explicitcluster, which asks for a cluster launch.)
+  std::string plain = specials;
+  plain.erase(plain.find(".explicitcluster\n"), std::string(".explicitcluster\n").size());
+  auto pk = load(plain, "plain.ptx");
   exec::launch one = one_cta(32, {out_int("y", 32 * 10)});
   one.grid = {4, 4, 1};
   one.cta = {3, 1, 0};
-  auto s = run(*k, one, f.d);
+  auto s = run(*pk, one, f.d);
   REQUIRE_MESSAGE(!s.error, s.error->message);
   for (long long t = 0; t < 32; ++t) {
     const long long want[10] = {3, 1, 0, 0, 0, 1, 3, 4, 1, 0};
@@ -233,6 +237,22 @@ TEST_CASE("cluster launches and instructions gpueq refuses, with the reason") {
   SUBCASE("more than 16 CTAs") {
     auto err = expect_error(*k, cluster_launch({32, 1, 1}, {64, 1, 1}, {32, 1, 1}, {0, 0, 0}, tensors()), f.d);
     CHECK_MESSAGE(contains(err.message, "a cluster of 32 CTAs: at most 16"), err.message);
+  }
+  SUBCASE("a kernel that declares a cluster, launched without one or with another shape") {
+    auto sp = load(specials, "specials.ptx");
+    exec::launch one = one_cta(32, {out_int("y", 320)});
+    auto err = expect_error(*sp, one, f.d);
+    CHECK_MESSAGE(contains(err.message, "the kernel declares .explicitcluster (__cluster_dims__ or a cluster launch) but the "
+                                        "launch has no cluster shape"),
+                  err.message);
+    std::string text = exchange;
+    text.insert(text.find("{"), ".reqnctapercluster 2, 1, 1\n");
+    auto rq = load(text, "req.ptx");
+    auto e2 = expect_error(*rq, cluster_launch({4, 1, 1}, {64, 1, 1}, {4, 1, 1}, {0, 0, 0}, tensors()), f.d);
+    CHECK_MESSAGE(contains(e2.message, "the kernel declares .reqnctapercluster 2, 1, 1 but the launch's cluster shape is 4x1x1"),
+                  e2.message);
+    auto ok = run(*rq, cluster_launch({4, 1, 1}, {64, 1, 1}, {2, 1, 1}, {0, 0, 0}, tensors()), f.d);
+    CHECK_MESSAGE(!ok.error, ok.error->message);
   }
   SUBCASE("a wait without an arrive") {
     constexpr const char* body = R"(

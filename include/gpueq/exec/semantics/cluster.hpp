@@ -55,7 +55,8 @@
 
 namespace gpueq::exec {
 
-// Checks the launch's cluster shape and sets the cluster state; returns the run's thread count
+// Checks the launch's cluster shape (against the kernel's .reqnctapercluster and .explicitcluster
+// too: a kernel that declares a cluster needs a cluster launch) and sets the cluster state; returns the run's thread count
 // (every thread of the cluster). Part of setup.
 template <value_domain D, observer O>
 inline std::uint32_t engine<D, O>::cluster_setup() {
@@ -83,6 +84,24 @@ inline std::uint32_t engine<D, O>::cluster_setup() {
       fail(error_kind::unsupported, 0,
            "gpueq runs the CTAs of a cluster as one array of threads and needs each CTA's thread count to be a "
            "multiple of the warp size; the block " + shape(l_.block) + " has " + std::to_string(cta_threads_));
+  }
+  // The kernel's own cluster directives (`__cluster_dims__` gives both) must agree with the launch.
+  for (const ptx::performance_directive& dir : p_.function->directives) {
+    const std::string_view name = p_.str(dir.name);
+    if (name != ".reqnctapercluster" && name != ".explicitcluster") continue;
+    dim3 want{1, 1, 1};
+    for (std::size_t i = 0; i < dir.values.size() && i < 3; ++i) want[i] = static_cast<std::uint32_t>(dir.values[i]);
+    std::string declared(name);
+    if (name == ".reqnctapercluster")
+      declared += " " + std::to_string(want[0]) + ", " + std::to_string(want[1]) + ", " + std::to_string(want[2]);
+    if (!clustered_)
+      fail(error_kind::unsupported, 0,
+           "the kernel declares " + declared + " (__cluster_dims__ or a cluster launch) but the launch has no cluster "
+           "shape (a spec's \"cluster\")");
+    if (name == ".reqnctapercluster" && want != l_.cluster)
+      fail(error_kind::unsupported, 0,
+           "the kernel declares " + declared + " but the launch's cluster shape is " + std::to_string(l_.cluster[0]) + "x" +
+               std::to_string(l_.cluster[1]) + "x" + std::to_string(l_.cluster[2]));
   }
   const std::uint32_t n = cta_threads_ * cluster_ctas_;
   cta_live_.assign(cluster_ctas_, cta_threads_);
