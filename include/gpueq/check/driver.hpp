@@ -105,6 +105,14 @@ inline bool screen(check_result& res, std::initializer_list<const side_report*> 
 
 namespace detail {
 
+// "16 CTA(s) of block (64,1,1)", or for a side with a cluster shape (each run a cluster)
+// "4 cluster(s) of 4 CTAs of block (64,1,1)".
+inline std::string runs_text(std::size_t runs, const kernel_spec& k) {
+  if (!k.cluster[0]) return std::to_string(runs) + " CTA(s) of block " + cta_name(k.block);
+  return std::to_string(runs) + " cluster(s) of " + std::to_string(k.cluster[0] * k.cluster[1] * k.cluster[2]) +
+         " CTAs of block " + cta_name(k.block);
+}
+
 // The comparison's options under a check's: its threads and its progress ("decide").
 inline compare_options compare_options_of(const check_options& options) {
   compare_options co = options.compare;
@@ -255,7 +263,7 @@ inline check_result check_against_spec(const pair_spec& spec, const resolved_pai
   detail::wording w;
   w.reference = "specification";
   w.what = std::to_string(detail::element_count(want)) + " output elements (specification '" + sp.name + "'; candidate: " +
-           std::to_string(k.ctas) + " CTA(s) of block " + cta_name(spec.candidate.block) + ")";
+           detail::runs_text(k.ctas, spec.candidate) + ")";
   w.written_by_one = "are not written by the kernel";
   w.proved = "elements of";
   w.equal = "equal the specification over the reals";
@@ -302,9 +310,9 @@ inline check_result check_kernels(const pair_spec& spec, const resolved_pair& pa
 
   if (options.float32_report) res.float32 = float32_difference(spec, ref, cand, options.threads);
   detail::wording w;
-  w.what = std::to_string(detail::element_count(rr.values)) + " output elements (reference: " + std::to_string(res.reference.ctas) +
-           " CTA(s) of block " + cta_name(spec.reference.block) + "; candidate: " + std::to_string(res.candidate.ctas) +
-           " CTA(s) of block " + cta_name(spec.candidate.block) + ")";
+  w.what = std::to_string(detail::element_count(rr.values)) + " output elements (reference: " +
+           detail::runs_text(res.reference.ctas, spec.reference) + "; candidate: " +
+           detail::runs_text(res.candidate.ctas, spec.candidate) + ")";
   detail::compare_and_explain(res, s, rr.values, cr.values, w, options, [&](const element_result& p) {
     return replay(spec, ref, cand, s, p, options.threads, options.race.warp_synchronous || options.engine.lockstep_warps);
   });
