@@ -45,6 +45,7 @@
 #include <gpueq/exec/engine.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -86,23 +87,32 @@ inline std::uint32_t engine<D, O>::cluster_setup() {
            "multiple of the warp size; the block " + shape(l_.block) + " has " + std::to_string(cta_threads_));
   }
   // The kernel's own cluster directives (`__cluster_dims__` gives both) must agree with the launch.
+  // The shape is not taken from the PTX: the spec says how the kernel is launched.
+  bool explicit_cluster = false;
+  std::optional<dim3> required;
   for (const ptx::performance_directive& dir : p_.function->directives) {
     const std::string_view name = p_.str(dir.name);
-    if (name != ".reqnctapercluster" && name != ".explicitcluster") continue;
-    dim3 want{1, 1, 1};
-    for (std::size_t i = 0; i < dir.values.size() && i < 3; ++i) want[i] = static_cast<std::uint32_t>(dir.values[i]);
-    std::string declared(name);
-    if (name == ".reqnctapercluster")
-      declared += " " + std::to_string(want[0]) + ", " + std::to_string(want[1]) + ", " + std::to_string(want[2]);
-    if (!clustered_)
-      fail(error_kind::unsupported, 0,
-           "the kernel declares " + declared + " (__cluster_dims__ or a cluster launch) but the launch has no cluster "
-           "shape (a spec's \"cluster\")");
-    if (name == ".reqnctapercluster" && want != l_.cluster)
-      fail(error_kind::unsupported, 0,
-           "the kernel declares " + declared + " but the launch's cluster shape is " + std::to_string(l_.cluster[0]) + "x" +
-               std::to_string(l_.cluster[1]) + "x" + std::to_string(l_.cluster[2]));
+    explicit_cluster = explicit_cluster || name == ".explicitcluster";
+    if (name != ".reqnctapercluster") continue;
+    required = dim3{1, 1, 1};
+    for (std::size_t i = 0; i < dir.values.size() && i < 3; ++i) (*required)[i] = static_cast<std::uint32_t>(dir.values[i]);
   }
+  const std::string declared =
+      required ? ".reqnctapercluster " + std::to_string((*required)[0]) + ", " + std::to_string((*required)[1]) + ", " +
+                     std::to_string((*required)[2])
+               : std::string(".explicitcluster");
+  if ((required || explicit_cluster) && !clustered_)
+    fail(error_kind::unsupported, 0,
+         "the kernel declares " + declared + " (__cluster_dims__ or a cluster launch) but the launch has no cluster " +
+             "shape (a spec's \"cluster\"" +
+             (required ? ": [" + std::to_string((*required)[0]) + ", " + std::to_string((*required)[1]) + ", " +
+                             std::to_string((*required)[2]) + "]"
+                       : std::string()) +
+             ")");
+  if (required && *required != l_.cluster)
+    fail(error_kind::unsupported, 0,
+         "the kernel declares " + declared + " but the launch's cluster shape is " + std::to_string(l_.cluster[0]) + "x" +
+             std::to_string(l_.cluster[1]) + "x" + std::to_string(l_.cluster[2]));
   const std::uint32_t n = cta_threads_ * cluster_ctas_;
   cta_live_.assign(cluster_ctas_, cta_threads_);
   cluster_arrived_.assign(n, 0);  // (without a cluster, barrier.cluster orders the one CTA's threads)
