@@ -44,7 +44,7 @@ struct options {
   bool json = false, sarif = false;
   std::string output;
   // Quick form (a .ptx file).
-  std::string block, grid, entry;
+  std::string block, grid, entry, cluster;
   std::vector<std::string> params;
   std::uint64_t dynamic_shared = 0;
   std::uint64_t max_memory = 0;
@@ -207,6 +207,16 @@ quick quick_spec(const options& o) {
   k.entry = entry;
   k.block = parse_dims(o.block, "--block", true);
   if (!o.grid.empty()) k.grid = parse_dims(o.grid, "--grid", false);
+  // A cluster shape: --cluster, else the kernel's own .reqnctapercluster (__cluster_dims__).
+  for (const auto& dir : f->directives)
+    if (m.str(dir.name) == ".reqnctapercluster")
+      for (std::size_t i = 0; i < 3; ++i)
+        k.cluster[i] = i < dir.values.size() ? static_cast<std::uint32_t>(dir.values[i]) : 1;
+  if (!o.cluster.empty()) {
+    k.cluster = parse_dims(o.cluster, "--cluster", false);
+    for (std::size_t i = 0; i < 3; ++i)
+      if (k.cluster[i] > 16) throw std::runtime_error("--cluster '" + o.cluster + "': a cluster has at most 16 CTAs");
+  }
   if (o.dynamic_shared > check::max_dynamic_shared_bytes)
     throw std::runtime_error("--dynamic-shared: more than " + std::to_string(check::max_dynamic_shared_bytes) + " bytes (227 KiB)");
   k.dynamic_shared_bytes = o.dynamic_shared;
@@ -271,8 +281,9 @@ quick quick_spec(const options& o) {
 
 int run(const options& o) {
   bool quick_form = o.spec.size() > 4 && o.spec.ends_with(".ptx");
-  if (!quick_form && (!o.block.empty() || !o.grid.empty() || !o.entry.empty() || !o.params.empty() || o.dynamic_shared))
-    throw std::runtime_error("--block, --grid, --entry, --param and --dynamic-shared are for a .ptx file; '" + o.spec +
+  if (!quick_form &&
+      (!o.block.empty() || !o.grid.empty() || !o.entry.empty() || !o.params.empty() || o.dynamic_shared || !o.cluster.empty()))
+    throw std::runtime_error("--block, --grid, --cluster, --entry, --param and --dynamic-shared are for a .ptx file; '" + o.spec +
                              "' is a spec, which gives the launch itself");
   if (o.json && o.sarif) throw std::runtime_error("give --json or --sarif, not both");
   check::pair_spec spec;
@@ -338,6 +349,9 @@ cli::registrar reg("race", [](CLI::App& app) -> cli::runner {
   auto* g = c->add_option_group("quick form", "For a .ptx file: the launch from the command line");
   g->add_option("--block", o->block, "Threads per CTA: 256, 16,16 or 16x16");
   g->add_option("--grid", o->grid, "CTAs of the grid (default 1); every CTA is checked");
+  g->add_option("--cluster", o->cluster,
+                "Thread-block cluster shape (4 or 2,2): each run is a whole cluster (default: the kernel's "
+                ".reqnctapercluster, else none)");
   g->add_option("--entry", o->entry, "The kernel, when the file has several");
   g->add_option("--param", o->params,
                 "One per kernel parameter, in order (or NAME = the PTX parameter's own name): n=1024 (a scalar), alpha=f32 "

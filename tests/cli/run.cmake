@@ -338,6 +338,13 @@ expect(race_quick_bad_block 4 "--block '0x4': expected 1 to 3 positive extents" 
 expect(race_quick_entry 4 "no kernel \\(.entry\\) named 'nope'; kernels: softmax_online"
        race ${K}/softmax/softmax_online.ptx --entry nope --block 128)
 expect(race_quick_on_spec 4 "are for a .ptx file" race ${K}/softmax/softmax_online.kernel.json --block 128)
+# Clusters: the kernel's .reqnctapercluster 4, 1, 1 is the default cluster shape; --cluster overrides it.
+expect(race_quick_cluster 0 "race-free" race ${K}/hopper/cluster_sum.ptx --entry cluster_sum --block 64 --grid 16
+       --param x=in:f32[4,256] --param y=out:f32[4])
+expect(race_quick_cluster_racy 2 "racy.*RAW race on shared cluster_sum_no_sync::part@rank1\\[0\\]"
+       race ${K}/hopper/cluster_sum.ptx --entry cluster_sum_no_sync --block 64 --grid 16 --param x=in:f32[4,256] --param y=out:f32[4])
+expect(race_quick_cluster_mismatch 3 "declares .reqnctapercluster 4, 1, 1 but the launch's cluster shape is 2x1x1"
+       race ${K}/hopper/cluster_sum.ptx --entry cluster_sum --block 64 --grid 16 --cluster 2 --param x=in:f32[4,256] --param y=out:f32[4])
 expect(race_quick_missing_file 4 "does/not/exist.ptx: error: cannot open" race does/not/exist.ptx --block 128)
 expect(race_help 0 "--sarif.*--param.*x=f32\\[1024\\].*Exit: 0 race-free, 2 race" race --help)
 

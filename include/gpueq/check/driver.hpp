@@ -106,6 +106,14 @@ inline bool screen(check_result& res, std::initializer_list<const side_report*> 
 
 namespace detail {
 
+// "16 CTA(s) of block (64,1,1)", or for a side with a cluster shape (each run a cluster)
+// "4 cluster(s) of 4 CTAs of block (64,1,1)".
+inline std::string runs_text(std::size_t runs, const kernel_spec& k) {
+  if (!k.cluster[0]) return std::to_string(runs) + " CTA(s) of block " + cta_name(k.block);
+  return std::to_string(runs) + " cluster(s) of " + std::to_string(k.cluster[0] * k.cluster[1] * k.cluster[2]) +
+         " CTAs of block " + cta_name(k.block);
+}
+
 // The comparison's options under a check's: its threads and its progress ("decide").
 inline compare_options compare_options_of(const check_options& options) {
   compare_options co = options.compare;

@@ -29,7 +29,7 @@ GPUEQ_ENTRY check_result check_against_spec(const pair_spec& spec, const resolve
   detail::wording w;
   w.reference = "specification";
   w.what = std::to_string(detail::element_count(want)) + " output elements (specification '" + sp.name + "'; candidate: " +
-           std::to_string(k.ctas) + " CTA(s) of block " + cta_name(spec.candidate.block) + ")";
+           detail::runs_text(k.ctas, spec.candidate) + ")";
   w.written_by_one = "are not written by the kernel";
   w.proved = "elements of";
   w.equal = "equal the specification over the reals";
@@ -73,9 +73,9 @@ GPUEQ_ENTRY check_result check_kernels(const pair_spec& spec, const resolved_pai
 
   if (options.float32_report) res.float32 = float32_difference(spec, ref, cand, options.threads);
   detail::wording w;
-  w.what = std::to_string(detail::element_count(rr.values)) + " output elements (reference: " + std::to_string(res.reference.ctas) +
-           " CTA(s) of block " + cta_name(spec.reference.block) + "; candidate: " + std::to_string(res.candidate.ctas) +
-           " CTA(s) of block " + cta_name(spec.candidate.block) + ")";
+  w.what = std::to_string(detail::element_count(rr.values)) + " output elements (reference: " +
+           detail::runs_text(res.reference.ctas, spec.reference) + "; candidate: " +
+           detail::runs_text(res.candidate.ctas, spec.candidate) + ")";
   detail::compare_and_explain(res, s, rr.values, cr.values, w, options, [&](const element_result& p) {
     return replay(spec, ref, cand, s, p, options.threads, options.race.warp_synchronous || options.engine.lockstep_warps);
   });

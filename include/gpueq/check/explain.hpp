@@ -266,6 +266,7 @@ std::optional<std::pair<std::string, std::uint64_t>> first_bit_difference(const 
 inline race_witness witness(const pair_spec& spec, const prepared_kernel& k, const exec::dim3& cta, const race::race& r) {
   race_witness w;
   std::uint32_t n = k.kernel.block[0] * k.kernel.block[1] * k.kernel.block[2];
+  if (k.kernel.cluster[0]) n *= k.kernel.cluster[0] * k.kernel.cluster[1] * k.kernel.cluster[2];  // a cluster's run
   std::vector<std::uint32_t> order;
   for (std::uint32_t t = 0; t < n; ++t)
     if (t != r.second.thread) order.push_back(t);

@@ -10,6 +10,7 @@
 #include <gpueq/exec.hpp>
 #include <gpueq/race/inter_cta.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <functional>
 #include <map>
@@ -35,6 +36,7 @@ inline exec::launch make_launch(const pair_spec& s, const kernel_spec& k) {
   exec::launch l;
   l.grid = k.grid;
   l.block = k.block;
+  l.cluster = k.cluster;
   l.dynamic_shared_bytes = k.dynamic_shared_bytes;
   std::map<std::string, std::uint32_t> tensor_index, scalar_index;
   for (auto& [name, t] : s.tensors) {
@@ -79,13 +81,22 @@ inline exec::launch make_launch(const pair_spec& s, const kernel_spec& k) {
   return l;
 }
 
-// The CTAs a side runs: the spec's list, or the whole grid.
+// The CTAs a side runs: the spec's list, or the whole grid. With a cluster shape, each run is a
+// whole cluster: the first CTA of each cluster, in grid order, once (a listed CTA names its cluster).
 inline std::vector<exec::dim3> ctas_of(const kernel_spec& k) {
-  if (!k.ctas.empty()) return k.ctas;
+  if (!k.ctas.empty() && !k.cluster[0]) return k.ctas;
+  const exec::dim3 step = k.cluster[0] ? k.cluster : exec::dim3{1, 1, 1};
   std::vector<exec::dim3> all;
-  for (std::uint32_t z = 0; z < k.grid[2]; ++z)
-    for (std::uint32_t y = 0; y < k.grid[1]; ++y)
-      for (std::uint32_t x = 0; x < k.grid[0]; ++x) all.push_back({x, y, z});
+  if (!k.ctas.empty()) {
+    for (exec::dim3 c : k.ctas) {
+      for (std::size_t d = 0; d < 3; ++d) c[d] -= c[d] % step[d];
+      if (std::find(all.begin(), all.end(), c) == all.end()) all.push_back(c);
+    }
+    return all;
+  }
+  for (std::uint32_t z = 0; z < k.grid[2]; z += step[2])
+    for (std::uint32_t y = 0; y < k.grid[1]; y += step[1])
+      for (std::uint32_t x = 0; x < k.grid[0]; x += step[0]) all.push_back({x, y, z});
   return all;
 }
 

@@ -115,6 +115,10 @@ struct kernel_spec {
   dim3 grid{1, 1, 1}, block{1, 1, 1};
   std::vector<dim3> ctas;  // empty: all CTAs of the grid
   std::uint64_t dynamic_shared_bytes = 0;
+  // A thread-block cluster shape ("cluster": [x, y, z], __cluster_dims__): {0, 0, 0} for none.
+  // With one, each run executes a whole cluster (exec/semantics/cluster.hpp), "ctas" names the
+  // clusters to run by any of their CTAs, and the grid must be a whole number of clusters.
+  dim3 cluster{0, 0, 0};
 };
 
 // ---- Limits, checked where a launch, a shape or a scalar is read -------------------------------
@@ -460,6 +464,17 @@ inline std::size_t resolve_kernel(const pair_spec& s, const char* side, const ke
     for (int d = 0; d < 3; ++d)
       if (c[static_cast<std::size_t>(d)] >= k.grid[static_cast<std::size_t>(d)])
         detail::spec_error(s, std::string(side) + ": a CTA listed in \"ctas\" is outside the grid");
+  if (k.cluster[0]) {
+    std::uint64_t ctas = 1;
+    for (std::size_t d = 0; d < 3; ++d) {
+      ctas *= k.cluster[d];
+      if (k.grid[d] % k.cluster[d] != 0)
+        detail::spec_error(s, std::string(side) + ": the grid is not a whole number of clusters (grid " +
+                                  std::to_string(k.grid[d]) + " and cluster " + std::to_string(k.cluster[d]) + " along " +
+                                  "xyz"[d] + ")");
+    }
+    if (ctas > 16) detail::spec_error(s, std::string(side) + ": a cluster of " + std::to_string(ctas) + " CTAs; at most 16");
+  }
   return static_cast<std::size_t>(f - m.functions.data());
 }
 

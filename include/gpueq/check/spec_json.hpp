@@ -73,7 +73,7 @@ class spec_reader {
   }
 
   kernel_spec kernel(const nlohmann::json& j, const std::string& path, const std::filesystem::path& dir) const {
-    only_keys(j, path, {"ptx", "entry", "params", "grid", "block", "ctas", "dynamic_shared_bytes"});
+    only_keys(j, path, {"ptx", "entry", "params", "grid", "block", "ctas", "dynamic_shared_bytes", "cluster"});
     kernel_spec k;
     if (!j.contains("ptx")) fail(path, "missing \"ptx\"");
     k.ptx = text(j["ptx"], path + ".ptx");
@@ -92,6 +92,17 @@ class spec_reader {
         for (std::size_t i = 0; i < c.size(); ++i) k.ctas.push_back(index3(c[i], path + ".ctas[" + std::to_string(i) + "]"));
       } else {
         fail(path + ".ctas", "expected \"all\" or a list of block indices");
+      }
+    }
+    if (j.contains("cluster")) {  // 1 to 16 CTAs; check/spec.hpp checks it against the grid
+      const auto& c = j["cluster"];
+      if (!c.is_array() || c.empty() || c.size() > 3) fail(path + ".cluster", "expected [x], [x, y] or [x, y, z]");
+      k.cluster = {1, 1, 1};
+      for (std::size_t i = 0; i < c.size(); ++i) {
+        std::string at = path + ".cluster[" + std::to_string(i) + "]";
+        std::uint64_t v = positive(c[i], at);
+        if (v > 16) fail(at, "a cluster has at most 16 CTAs");
+        k.cluster[i] = static_cast<std::uint32_t>(v);
       }
     }
     if (j.contains("dynamic_shared_bytes")) {

@@ -202,7 +202,7 @@ class engine {
 
   // ---- setup -------------------------------------------------------------------------------
   void setup() {
-    n_ = l_.threads();
+    n_ = cluster_setup();  // the CTA's threads, or every thread of the cluster (semantics/cluster.hpp)
     rng_ = options_.schedule_seed;
     if (n_ == 0) fail(error_kind::unsupported, 0, "the block has no threads");
     nregs_ = p_.registers;
@@ -230,7 +230,8 @@ class engine {
     info.warp_size = warp_size;
     layout_memory(info);
     hint_.assign(p_.code.size(), ~0u);
-    fast_forms_ = options_.fast_forms && p_.fast.size() == p_.code.size();  // (a program not from decode has none)
+    // (a program not from decode has none; a cluster run's shared places depend on the CTA)
+    fast_forms_ = options_.fast_forms && p_.fast.size() == p_.code.size() && !clustered_;
     next_check_ = 0;
     update_next_check();
     params_.clear();
@@ -356,6 +357,7 @@ class engine {
   void exit_thread(std::uint32_t t, std::uint32_t pc) {
     status_[t] = status::exited;
     --live_;
+    --cta_live_[rank_of(t)];
     o_.on_exit(t, pc);
     // Exited threads no longer hold anyone back.
     sync_.for_each_open([&](barrier_key key, open_generation&) { try_complete(key); });
@@ -453,8 +455,10 @@ class engine {
 
   // ---- errors ------------------------------------------------------------------------------
   std::string thread_name(std::uint32_t t) const {
-    std::uint32_t x = t % l_.block[0], y = (t / l_.block[0]) % l_.block[1], z = t / (l_.block[0] * l_.block[1]);
-    return "(" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + ")";
+    const std::uint32_t u = clustered_ ? t % cta_threads_ : t;
+    std::uint32_t x = u % l_.block[0], y = (u / l_.block[0]) % l_.block[1], z = u / (l_.block[0] * l_.block[1]);
+    return "(" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + ")" +
+           (clustered_ ? " of cluster CTA rank " + std::to_string(rank_of(t)) : std::string());
   }
   static std::string hex(std::uint64_t v) {
     char buf[24];
@@ -505,7 +509,8 @@ class engine {
   value& reg(std::uint32_t t, std::uint32_t r) { return regs_[std::size_t{t} * nregs_ + r]; }
 
   std::uint64_t special(std::uint32_t t, special_reg s) const {
-    std::uint32_t x = t % l_.block[0], y = (t / l_.block[0]) % l_.block[1], z = t / (l_.block[0] * l_.block[1]);
+    const std::uint32_t u = clustered_ ? t % cta_threads_ : t;  // the thread in its CTA
+    std::uint32_t x = u % l_.block[0], y = (u / l_.block[0]) % l_.block[1], z = u / (l_.block[0] * l_.block[1]);
     std::uint32_t lane = t % warp_size;
     switch (s) {
       case special_reg::tid_x: return x;
@@ -514,15 +519,15 @@ class engine {
       case special_reg::ntid_x: return l_.block[0];
       case special_reg::ntid_y: return l_.block[1];
       case special_reg::ntid_z: return l_.block[2];
-      case special_reg::ctaid_x: return l_.cta[0];
-      case special_reg::ctaid_y: return l_.cta[1];
-      case special_reg::ctaid_z: return l_.cta[2];
+      case special_reg::ctaid_x: return l_.cta[0] + (clustered_ ? cluster_special(t, special_reg::cluster_ctaid_x) : 0);
+      case special_reg::ctaid_y: return l_.cta[1] + (clustered_ ? cluster_special(t, special_reg::cluster_ctaid_y) : 0);
+      case special_reg::ctaid_z: return l_.cta[2] + (clustered_ ? cluster_special(t, special_reg::cluster_ctaid_z) : 0);
       case special_reg::nctaid_x: return l_.grid[0];
       case special_reg::nctaid_y: return l_.grid[1];
       case special_reg::nctaid_z: return l_.grid[2];
       case special_reg::laneid: return lane;
-      case special_reg::warpid: return t / warp_size;
-      case special_reg::nwarpid: return warps_;
+      case special_reg::warpid: return u / warp_size;
+      case special_reg::nwarpid: return clustered_ ? cta_threads_ / warp_size : warps_;
       case special_reg::lanemask_eq: return std::uint64_t{1} << lane;
       case special_reg::lanemask_lt: return (std::uint64_t{1} << lane) - 1;
       case special_reg::lanemask_le: return (std::uint64_t{2} << lane) - 1;
@@ -534,7 +539,7 @@ class engine {
       case special_reg::clock: case special_reg::clock64: case special_reg::globaltimer: return stats_.steps;
       case special_reg::clock_hi: case special_reg::globaltimer_hi: return stats_.steps >> 32;
       case special_reg::globaltimer_lo: return stats_.steps & 0xffffffffu;
-      default: return 0;  // %smid, %nsmid, %gridid read as 0
+      default: return cluster_special(t, s);  // the cluster's; %smid, %nsmid, %gridid read as 0
     }
   }
 
@@ -787,6 +792,7 @@ class engine {
       case op::ret: case op::exit: exit_thread(t, pc); return;
       case op::call: fail_at(error_kind::unsupported, t, call_not_inlined(x));
       case op::bar: case op::barrier: return barrier(t, x, pc);
+      case op::barrier_cluster: return cluster_barrier(t, x, pc);
       case op::mbarrier_test_wait: case op::mbarrier_try_wait: return mbarrier_wait(t, x, pc);
       default: break;
     }
@@ -816,6 +822,7 @@ class engine {
       case op::st: return store(t, x, pc);
       case op::atom: case op::red: return atomic(t, x, pc);
       case op::cp_async: return cp_async(t, x, pc);
+      case op::mapa: case op::getctarank: return cluster_address(t, x);
       case op::mbarrier_init: case op::mbarrier_inval: case op::mbarrier_arrive: case op::mbarrier_arrive_drop:
       case op::mbarrier_expect_tx: case op::mbarrier_complete_tx: case op::mbarrier_pending_count:
         return mbarrier_op(t, x, pc);
@@ -1023,6 +1030,18 @@ class engine {
   void mbarrier_register(std::uint32_t t, barrier_key key, mbarrier_state& m, std::uint32_t pc);
   void mbarrier_try_complete(barrier_key key, mbarrier_state& m);
   void mbarrier_wait(std::uint32_t t, const xinstr& x, std::uint32_t pc);
+  // cluster.hpp
+  static constexpr std::uint32_t max_cluster_ctas = 16;
+  static constexpr unsigned rank_shift = 24;  // a .shared::cluster address: (rank + 1) << 24 | offset
+  std::uint32_t cluster_setup();
+  void cluster_layout();
+  std::uint64_t cluster_special(std::uint32_t t, special_reg s) const;
+  std::uint32_t rank_of(std::uint32_t t) const { return clustered_ ? t / cta_threads_ : 0; }
+  std::uint32_t cluster_rank_of(std::uint32_t t, std::uint64_t& addr);
+  place cluster_place(const place& p, std::uint32_t rank);
+  void cluster_address(std::uint32_t t, const xinstr& x);
+  void cluster_barrier(std::uint32_t t, const xinstr& x, std::uint32_t pc);
+  void cluster_try_complete();
   // collective.hpp
   void arrive_warp(std::uint32_t t, const xinstr& x, std::uint32_t pc);
   void try_collective(std::uint32_t t);
@@ -1099,6 +1118,14 @@ class engine {
   std::vector<std::vector<pending_copy>> copies_;
   std::vector<std::uint64_t> copy_group_;
   std::vector<async_proxy_state> proxy_;  // per thread (bulk_copy.hpp)
+  // Clusters (cluster.hpp): whether this run is a cluster's, threads per CTA, CTAs, live threads
+  // per CTA, per thread the cluster-barrier generation it arrived on and not yet waited for (and
+  // whether relaxed), the first region that is a CTA's copy of a shared array, and per shared
+  // region index i of rank 0 its copy in rank r at [i * cluster_ctas_ + r].
+  bool clustered_ = false;
+  std::uint32_t cta_threads_ = 0, cluster_ctas_ = 1, first_copy_ = 0;
+  std::vector<std::uint32_t> cta_live_, cluster_arrived_, rank_region_;
+  std::vector<bool> cluster_relaxed_;
 
   std::vector<region<real>> regions_;
   std::vector<std::uint32_t> shared_order_, global_order_;
@@ -1147,3 +1174,4 @@ class engine {
 #include <gpueq/exec/semantics/collective.hpp>
 #include <gpueq/exec/semantics/tensor_core.hpp>
 #include <gpueq/exec/semantics/wgmma.hpp>
+#include <gpueq/exec/semantics/cluster.hpp>

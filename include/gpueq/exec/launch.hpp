@@ -78,14 +78,20 @@ struct param_binding {
 
 struct launch {
   dim3 grid{1, 1, 1}, block{1, 1, 1};
-  dim3 cta{0, 0, 0};  // the CTA this run executes
+  dim3 cta{0, 0, 0};  // the CTA this run executes; with a cluster, the cluster's first CTA
+  // A thread-block cluster shape (`__cluster_dims__`): {0, 0, 0} for none (each run is one CTA,
+  // the implicit 1x1x1 cluster of a launch without clusters); otherwise one run executes every
+  // CTA of the cluster whose first CTA is `cta` (exec/semantics/cluster.hpp).
+  dim3 cluster{0, 0, 0};
   std::uint64_t dynamic_shared_bytes = 0;
   std::vector<tensor_binding> tensors;
   std::vector<scalar_binding> scalars;
   std::vector<param_binding> params;
   std::vector<tensor_map_binding> tensor_maps;
 
-  std::uint32_t threads() const { return block[0] * block[1] * block[2]; }
+  std::uint32_t threads() const { return block[0] * block[1] * block[2]; }  // of one CTA
+  bool clustered() const { return cluster[0] != 0; }
+  std::uint32_t cluster_ctas() const { return clustered() ? cluster[0] * cluster[1] * cluster[2] : 1; }
 };
 
 }  // namespace gpueq::exec

@@ -59,6 +59,10 @@ enum class special_reg : std::uint8_t {
   laneid, warpid, nwarpid, lanemask_eq, lanemask_lt, lanemask_le, lanemask_gt, lanemask_ge, smid, nsmid,
   gridid, clock, clock64, clock_hi, dynamic_smem_size, total_smem_size, globaltimer, globaltimer_lo,
   globaltimer_hi,
+  // Thread-block clusters (exec/semantics/cluster.hpp; without a cluster, the implicit 1x1x1 one).
+  cluster_ctaid_x, cluster_ctaid_y, cluster_ctaid_z, cluster_nctaid_x, cluster_nctaid_y, cluster_nctaid_z,
+  clusterid_x, clusterid_y, clusterid_z, nclusterid_x, nclusterid_y, nclusterid_z, cluster_ctarank,
+  cluster_nctarank, is_explicit_cluster,
   unsupported,  // any other: decoded, and a run that reads it stops (special_message says why)
 };
 
@@ -230,8 +234,8 @@ inline const boost::unordered_flat_map<std::string_view, modifier_meaning>& modi
         {".global", ptx::state_space::global}, {".shared", ptx::state_space::shared},
         {".shared::cta", ptx::state_space::shared}, {".local", ptx::state_space::local},
         // A CTA's own shared memory is a window of the cluster's (PTX: a .shared::cta address is
-        // a valid .shared::cluster address of the executing CTA). Addresses of other CTAs come
-        // only from mapa, which gpueq does not run yet, so .shared::cluster is .shared here.
+        // a valid .shared::cluster address of the executing CTA). Addresses of other CTAs carry
+        // their CTA's rank (mapa; exec/semantics/cluster.hpp), so one space serves both.
         {".shared::cluster", ptx::state_space::shared},
         {".const", ptx::state_space::constant}, {".param", ptx::state_space::param}};
     for (auto [s, sp] : spaces) t.emplace(s, modifier_meaning{w::space, static_cast<std::uint8_t>(sp)});
@@ -267,7 +271,15 @@ inline special_reg special_of(std::string_view s, bool& ok) {
       {"%gridid", special_reg::gridid}, {"%clock", special_reg::clock}, {"%clock64", special_reg::clock64},
       {"%dynamic_smem_size", special_reg::dynamic_smem_size}, {"%total_smem_size", special_reg::total_smem_size},
       {"%globaltimer", special_reg::globaltimer}, {"%clock_hi", special_reg::clock_hi},
-      {"%globaltimer_lo", special_reg::globaltimer_lo}, {"%globaltimer_hi", special_reg::globaltimer_hi}};
+      {"%globaltimer_lo", special_reg::globaltimer_lo}, {"%globaltimer_hi", special_reg::globaltimer_hi},
+      {"%cluster_ctaid.x", special_reg::cluster_ctaid_x}, {"%cluster_ctaid.y", special_reg::cluster_ctaid_y},
+      {"%cluster_ctaid.z", special_reg::cluster_ctaid_z}, {"%cluster_nctaid.x", special_reg::cluster_nctaid_x},
+      {"%cluster_nctaid.y", special_reg::cluster_nctaid_y}, {"%cluster_nctaid.z", special_reg::cluster_nctaid_z},
+      {"%clusterid.x", special_reg::clusterid_x}, {"%clusterid.y", special_reg::clusterid_y},
+      {"%clusterid.z", special_reg::clusterid_z}, {"%nclusterid.x", special_reg::nclusterid_x},
+      {"%nclusterid.y", special_reg::nclusterid_y}, {"%nclusterid.z", special_reg::nclusterid_z},
+      {"%cluster_ctarank", special_reg::cluster_ctarank}, {"%cluster_nctarank", special_reg::cluster_nctarank},
+      {"%is_explicit_cluster", special_reg::is_explicit_cluster}};
   for (auto [n, r] : table)
     if (n == s) {
       ok = true;
@@ -287,8 +299,6 @@ inline std::string special_message(std::string_view s) {
                "barrier's workspace from %envreg1 and %envreg2 (this_grid().sync(), a grid-wide sync of a "
                "cooperative launch), and grid-wide synchronization is not supported: gpueq runs each CTA on "
                "its own";
-  if (s.starts_with("%cluster") || s.starts_with("%ncluster") || s == "%is_explicit_cluster")
-    return n + ": thread-block clusters are not supported";
   if (s.starts_with("%pm"))
     return n + " is a performance-monitoring counter, which has no value in gpueq's model";
   return "unsupported special register " + n;

@@ -4,9 +4,9 @@
 // waiters' later work (WEFT's barrier model, digest §6.3). What differs between the kinds of
 // resource is data, written once here per kind (`resource_model`):
 //
-// - identity: what names one resource (`barrier_key::id`): a CTA barrier id 0..15, a warp index;
-//   an mbarrier will be named by its shared-memory address (region and offset), a cluster
-//   barrier by the cluster;
+// - identity: what names one resource (`barrier_key::id`): a CTA barrier id 0..15 (in a cluster
+//   run, 16 * (the CTA's rank + 1) + the id: each CTA has its own sixteen), a warp index, an mbarrier
+//   by its shared-memory address (region and offset), the cluster barrier (one per cluster: id 0);
 // - arrival: how registrations count towards completion (per warp for CTA barriers on sm_70+,
 //   every non-exited lane of a member mask for warp syncs; an mbarrier counts arrivals per
 //   thread plus transaction bytes);
@@ -52,6 +52,9 @@ enum class arrival_rule : std::uint8_t {
   // The engine completes each generation as it opens it: a one-off ordering between a thread and
   // its async-proxy agent (async_issue, async_done, proxy_fence).
   immediate,
+  // Every non-exited thread of the cluster has registered once; a thread that exits no longer
+  // holds the generation back (barrier.cluster, exec/semantics/cluster.hpp).
+  all_live,
 };
 
 // How a waiter learns that a generation completed.
@@ -63,6 +66,11 @@ enum class wait_rule : std::uint8_t {
 // X(enumerator, noun in messages, JSON spelling, arrival, waiting, identities (0: open),
 //   named count, recycled, may arrive without waiting, marks segments in race reports,
 //   identity is a shared-memory address, proxy fence)
+//
+// The cluster barrier (barrier.cluster.arrive / barrier.cluster.wait, exec/semantics/cluster.hpp)
+// is split like an mbarrier: arrive registers (releasing, unless .relaxed) without waiting, and
+// the wait acquires the generation the thread arrived on once it completed (polled), blocking
+// until then. One identity per cluster run.
 //
 // The async proxy (TMA and bulk copies, exec/semantics/bulk_copy.hpp) is one virtual agent per
 // issuing thread (run_info::agents); three kinds order it with its thread, each identified by the
@@ -80,7 +88,8 @@ enum class wait_rule : std::uint8_t {
   X(mbarrier, "mbarrier", "mbarrier", counted, poll, 0, false, false, false, false, true, false)    \
   X(async_issue, "async issue of thread", "async_issue", immediate, block, 0, false, false, false, false, false, false) \
   X(async_done, "async copies of thread", "async_done", immediate, poll, 0, false, false, false, false, false, false) \
-  X(proxy_fence, "proxy fence of thread", "proxy_fence", immediate, poll, 0, false, false, false, false, false, true)
+  X(proxy_fence, "proxy fence of thread", "proxy_fence", immediate, poll, 0, false, false, false, false, false, true) \
+  X(cluster, "cluster barrier", "cluster", all_live, poll, 1, false, false, false, false, false, false)
 
 enum class barrier_kind : std::uint8_t {
 #define GPUEQ_EXEC_SYNC_ENUM(e, ...) e,
@@ -156,6 +165,9 @@ struct barrier_key_hash {
 // engine's own messages name an addressed one by its array, see engine::resource_name).
 inline std::string describe(barrier_key k) {
   const resource_model& m = model(k.kind);
+  if (k.kind == barrier_kind::cta && k.id >= m.identities)  // a cluster run: 16 * (CTA rank + 1) + id
+    return "barrier " + std::to_string(k.id % m.identities) + " of cluster CTA rank " +
+           std::to_string(k.id / m.identities - 1);
   if (m.addressed)
     return std::string(m.noun) + " at shared region " + std::to_string(k.id >> 32) + " byte " +
            std::to_string(k.id & 0xffffffffu);

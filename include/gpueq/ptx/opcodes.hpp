@@ -203,10 +203,8 @@ inline constexpr opcode_trait own_modifiers{collective_kind::none, true};
     unsupported("applypriority (L2 eviction priority of a cache line) is not modelled yet"))                         \
   X(createpolicy, "createpolicy", 2, 4, memory,                                                                      \
     unsupported("createpolicy (L2 cache eviction policies) is not modelled yet"))                                    \
-  X(mapa, "mapa", 3, 3, cluster,                                                                                     \
-    unsupported("mapa (an address in another CTA of a cluster) is not modelled yet: gpueq runs one CTA at a time"))  \
-  X(getctarank, "getctarank", 2, 2, cluster,                                                                         \
-    unsupported("getctarank (the cluster CTA owning an address) is not modelled yet: gpueq runs one CTA at a time")) \
+  X(mapa, "mapa", 3, 3, cluster, supported)                                                                          \
+  X(getctarank, "getctarank", 2, 2, cluster, supported)                                                              \
   /* control flow */                                                                                                 \
   X(bra, "bra", 1, 1, control, supported)                                                                            \
   X(brx_idx, "brx.idx", 2, 2, control,                                                                               \
@@ -222,8 +220,7 @@ inline constexpr opcode_trait own_modifiers{collective_kind::none, true};
   X(bar, "bar", 1, 4, cta_barrier, supported)                                                                        \
   X(barrier, "barrier", 1, 4, cta_barrier, supported)                                                                \
   X(bar_warp_sync, "bar.warp.sync", 1, 1, warp_collective, supported | warp)                                         \
-  X(barrier_cluster, "barrier.cluster", 0, 0, cluster,                                                               \
-    unsupported("barrier.cluster (thread-block cluster barrier) is not modelled yet: gpueq runs one CTA at a time")) \
+  X(barrier_cluster, "barrier.cluster", 0, 0, cluster, supported | own_modifiers)                                    \
   X(membar, "membar", 0, 0, fence_misc, supported)                                                                   \
   X(fence, "fence", 0, 2, fence_misc, supported | own_modifiers)                                                     \
   X(shfl, "shfl", 4, 5, warp_collective, supported | warp)                                                           \
@@ -339,8 +336,8 @@ static_assert(detail::opcode_spellings_unique(), "two rows spell the same opcode
 static_assert(detail::every_family_used(), "a family no opcode belongs to");
 static_assert(family(opcode::lifted) == opcode_family::lifted_pseudo_op && is_supported(opcode::lifted),
               "the lifting pass's pseudo-op is executed by the engine");
-static_assert(is_supported(opcode::mbarrier_init) && !is_supported(opcode::mapa) &&
-                  unsupported_message(opcode::mapa).starts_with("mapa "),
+static_assert(is_supported(opcode::mbarrier_init) && !is_supported(opcode::alloca_) &&
+                  unsupported_message(opcode::alloca_).starts_with("alloca "),
               "the status column reaches the table");
 static_assert(collective(opcode::shfl) == collective_kind::warp && collective(opcode::add) == collective_kind::none &&
                   checks_own_modifiers(opcode::mma) && !checks_own_modifiers(opcode::add) &&

@@ -30,7 +30,8 @@ inline void engine<D, O>::barrier(std::uint32_t t, const xinstr& x, std::uint32_
   constexpr std::uint64_t ids = model(barrier_kind::cta).identities;
   if (id >= ids)
     fail_at(error_kind::barrier, t, "barrier id " + std::to_string(id) + " is not in 0.." + std::to_string(ids - 1));
-  const barrier_key key{barrier_kind::cta, id};
+  // In a cluster run each CTA has its own sixteen (exec/sync.hpp).
+  const barrier_key key{barrier_kind::cta, clustered_ ? id + ids * (rank_of(t) + 1) : id};
   std::optional<std::uint32_t> count;
   std::size_t count_at = first + 1;
   if (x.ops.size() > count_at + (red ? 1 : 0)) {
@@ -68,11 +69,13 @@ inline void engine<D, O>::barrier(std::uint32_t t, const xinstr& x, std::uint32_
 
 template <value_domain D, observer O>
 inline void engine<D, O>::try_complete(barrier_key key) {
+  if (key.kind == barrier_kind::cluster) return cluster_try_complete();
   open_generation& bar = sync_.at(key);
   if (!bar.open()) return;
   std::uint32_t arrived;
-  if (bar.all) {
-    if (bar.regs.size() < live_) return;
+  if (bar.all) {  // every live thread of the CTA
+    constexpr std::uint64_t ids = model(barrier_kind::cta).identities;
+    if (bar.regs.size() < (clustered_ ? cta_live_[key.id / ids - 1] : live_)) return;
     arrived = static_cast<std::uint32_t>(bar.regs.size());
   } else {
     arrived = arrived_per_warp(

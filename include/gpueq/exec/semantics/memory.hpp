@@ -122,12 +122,13 @@ inline void engine<D, O>::layout_memory(run_info& info) {
     regions_.push_back(std::move(r));
     next_global += address::global_stride;
   }
+  cluster_layout();  // a cluster run: each CTA's copy of the shared arrays (semantics/cluster.hpp)
   for (std::uint32_t i = 0; i < regions_.size(); ++i) {
     const auto& r = regions_[i];
     info.regions.push_back(region_desc{r.space, r.name, r.element_bytes, r.bytes,
                                        r.space == memory_space::global && r.inputs && !r.output});
-    if (r.space == memory_space::shared) shared_order_.push_back(i);
-    else global_order_.push_back(i);
+    if (r.space != memory_space::shared) global_order_.push_back(i);
+    else if (i < first_copy_) shared_order_.push_back(i);  // (copies are reached through rank 0's)
   }
   auto by_base = [&](std::uint32_t a, std::uint32_t b) { return regions_[a].base < regions_[b].base; };
   std::sort(shared_order_.begin(), shared_order_.end(), by_base);
@@ -276,6 +277,8 @@ inline auto engine<D, O>::locate(std::uint32_t t, ptx::state_space space, addres
       space = ptx::state_space::global;
     }
   }
+  std::uint32_t rank = 0;  // a cluster run: the CTA whose shared memory it is
+  if (clustered_ && space == ptx::state_space::shared) rank = cluster_rank_of(t, addr);
   if (space == ptx::state_space::local) {
     if (addr + width > local_top_)
       fail_at(error_kind::out_of_bounds, t, "local memory access at offset " + std::to_string(addr) + " outside the " +
@@ -311,7 +314,7 @@ inline auto engine<D, O>::locate(std::uint32_t t, ptx::state_space space, addres
       if (from && from - 1 != i && from - 1 < regions_.size() && regions_[from - 1].space == r.space)
         past_end(regions_[from - 1], static_cast<std::int64_t>(addr - regions_[from - 1].base),
                  "; the address lies in " + r.name);
-      return place{&r, i, addr - r.base};
+      return cluster_place(place{&r, i, addr - r.base}, rank);
     }
     if (addr - r.base < r.bytes + 4096) past_end(r, static_cast<std::int64_t>(addr - r.base), "");
   }
