@@ -39,7 +39,7 @@ int main() {
   spec.candidate.path = dir + "softmax_no_rescale.ptx";
   spec.candidate.entry = "softmax_no_rescale";
   pair.candidate = ptx::parse_file(spec.candidate.path);
-  pair.candidate_entry = static_cast<std::size_t>(pair.candidate.find_function("softmax_no_rescale") - pair.candidate.functions.data());
+  pair.candidate_entry = check::resolve_kernel(spec, "candidate", spec.candidate, pair.candidate);  // checks the parameters too
   check::check_result bad = check::check_pair(spec, pair);
   std::printf("broken variant: %s\n", std::string(check::name(bad.v)).c_str());
   if (bad.counterexample)
