@@ -20,16 +20,6 @@
 
 namespace gpueq::check {
 
-inline exec::rkind rkind_of(dtype d) {
-  switch (d) {
-    case dtype::f16: return exec::rkind::f16;
-    case dtype::bf16: return exec::rkind::bf16;
-    case dtype::f32: return exec::rkind::f32;
-    case dtype::f64: return exec::rkind::f64;
-    default: return exec::rkind::integer;
-  }
-}
-
 // The launch of one side (CTA 0,0,0; run_kernel sets the CTA of each run).
 inline exec::launch make_launch(const pair_spec& s, const kernel_spec& k) {
   exec::launch l;
@@ -42,10 +32,11 @@ inline exec::launch make_launch(const pair_spec& s, const kernel_spec& k) {
     b.name = name;
     b.kind = rkind_of(t.type);
     b.element_bytes = bytes(t.type);
-    b.is_signed = t.type == dtype::s8 || t.type == dtype::s16 || t.type == dtype::s32 || t.type == dtype::s64;
+    b.is_signed = is_signed(t.type);
     b.shape = t.shape;
     b.input = t.use == role::input || t.use == role::inout;
     b.output = t.use == role::output || t.use == role::inout;  // scratch: neither (written, never compared)
+    if (auto c = s.contents.find(name); c != s.contents.end()) b.contents = given_contents_of(c->second, t.type, t.elements());
     tensor_index[name] = static_cast<std::uint32_t>(l.tensors.size());
     l.tensors.push_back(std::move(b));
   }
@@ -177,7 +168,7 @@ std::optional<typename D::result> merge_atomic_updates(D& d, const exec::launch&
   const std::uint64_t off = element * t.element_bytes;
   const exec::atomic_op op = second.atomic_only(ti, off, t.element_bytes);
   if (op != first.atomic_only(ti, off, t.element_bytes)) return std::nullopt;
-  auto initial = [&] { return R(d.finish(d.input(exec::input_ref{ti, t.name, element, t.shape, t.kind}))); };
+  auto initial = [&] { return R(d.finish(exec::initial_value(d, t, ti, element))); };
   if constexpr (D::symbolic) {
     term::store& terms = d.store();
     term::term_id ops[2] = {a, b};
@@ -260,7 +251,7 @@ class grid_collector {
       if (!(t.output && t.input)) continue;
       auto& vals = out_.values[t.name];
       for (std::uint64_t i = 0; i < vals.size(); ++i)
-        if (!vals[i]) vals[i] = d.finish(d.input(exec::input_ref{ti, t.name, i, t.shape, t.kind}));
+        if (!vals[i]) vals[i] = d.finish(exec::initial_value(d, t, ti, i));
     }
     return std::move(out_);
   }
