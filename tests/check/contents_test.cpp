@@ -189,7 +189,9 @@ TEST_CASE("contents from a .npy file: exactly the tensor's dtype and shape, each
       CHECK_MESSAGE(std::string(e.what()).find(why) != std::string::npos, std::string(e.what()));
     }
   };
-  refused(spec_text("ids.npy", "u32", "[4]"), "ids.npy: dtype '<i4' does not match the spec's tensor 'v': u32 is '<u4'");
+  // Errors name the spec file and the JSON path, then the .npy file as the spec names it.
+  refused(spec_text("ids.npy", "u32", "[4]"),
+          spec_file + ": tensors.v.contents.npy: ids.npy: dtype '<i4' does not match the spec's tensor 'v': u32 is '<u4'");
   refused(spec_text("ids.npy", "s32", "[2, 2]"), "ids.npy: shape (4,) does not match the spec's tensor 'v': (2, 2)");
   refused(spec_text("none.npy", "s32", "[4]"), "none.npy: cannot open");
   // bf16: numpy has no bfloat16, so the file holds float32 values that must be bf16 values.

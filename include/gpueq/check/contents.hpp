@@ -239,7 +239,8 @@ inline std::shared_ptr<const exec::given_contents> given_contents_of(const conte
 // Contents read from the .npy file at `path` (named `file` in the spec) for a tensor of type d and
 // this shape: the file's dtype and shape must be the tensor's exactly (check::npy::read_bits); a
 // bf16 tensor's file holds float32 values, each of which must be a bf16 value. Throws
-// support::diagnostic_error naming the file.
+// support::diagnostic_error naming the .npy file (the spec reader names the spec file instead,
+// with the .npy file in the reason).
 inline contents_spec contents_from_npy(const std::string& path, const std::string& file, dtype d,
                                        const std::vector<std::uint64_t>& shape, const std::string& what) {
   npy::bits_array a = npy::read_bits(path, d, shape, what);

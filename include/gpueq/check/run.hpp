@@ -168,18 +168,27 @@ std::optional<typename D::result> merge_atomic_updates(D& d, const exec::launch&
   const std::uint64_t off = element * t.element_bytes;
   const exec::atomic_op op = second.atomic_only(ti, off, t.element_bytes);
   if (op != first.atomic_only(ti, off, t.element_bytes)) return std::nullopt;
-  auto initial = [&] { return R(d.finish(exec::initial_value(d, t, ti, element))); };
+  // The element's initial value, which an add needs; none where the domain has no value for its
+  // given contents (-inf in the exact domain): then no merge.
+  R x{};
+  if (op == exec::atomic_op::add) {
+    try {
+      x = R(d.finish(exec::initial_value(d, t, ti, element)));
+    } catch (const exec::domain_error&) {
+      return std::nullopt;
+    }
+  }
   if constexpr (D::symbolic) {
     term::store& terms = d.store();
     term::term_id ops[2] = {a, b};
     switch (op) {
-      case exec::atomic_op::add: return terms.add(a, terms.sub(b, initial()));
+      case exec::atomic_op::add: return terms.add(a, terms.sub(b, x));
       case exec::atomic_op::max: return terms.max(ops);
       case exec::atomic_op::min: return terms.min(ops);
       default: return std::nullopt;
     }
   } else {
-    return merge_atomic(op, a, b, initial());
+    return merge_atomic(op, a, b, x);
   }
 }
 
@@ -244,14 +253,25 @@ class grid_collector {
   // With fill_inout false, unwritten elements of inout tensors stay empty: a check fills only the
   // ones the other side writes (check::detail::fill_inout), so a CTA that writes a small tile of a
   // large inout tensor costs what it touches.
+  // After a failed CTA nothing is filled. Given contents a domain has no value for (-inf in
+  // the exact domain) make the run's error, naming the element.
   template <class D>
   grid_run<R> finish(D& d, bool fill_inout = true) && {
-    for (std::uint32_t ti = 0; ti < l_.tensors.size() && fill_inout; ++ti) {
+    for (std::uint32_t ti = 0; ti < l_.tensors.size() && fill_inout && !out_.error; ++ti) {
       const auto& t = l_.tensors[ti];
       if (!(t.output && t.input)) continue;
       auto& vals = out_.values[t.name];
-      for (std::uint64_t i = 0; i < vals.size(); ++i)
-        if (!vals[i]) vals[i] = d.finish(exec::initial_value(d, t, ti, i));
+      for (std::uint64_t i = 0; i < vals.size(); ++i) {
+        if (vals[i]) continue;
+        try {
+          vals[i] = d.finish(exec::initial_value(d, t, ti, i));
+        } catch (const exec::domain_error& e) {
+          out_.error = exec::run_error{exec::error_kind::domain, 0, 0, false,
+                                       "inout tensor " + t.name + ", element " + std::to_string(i) +
+                                           " (unwritten, its given contents): " + e.what()};
+          return std::move(out_);
+        }
+      }
     }
     return std::move(out_);
   }

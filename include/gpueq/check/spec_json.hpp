@@ -122,9 +122,13 @@ class spec_reader {
         only_keys(v, at, {"seed"});
         if (!v.contains("seed")) fail(at, "needs \"seed\"");
         c.seed = positive(v["seed"], at + ".seed", 0);
-      } else {  // npy
+      } else {  // npy: its errors name the file as the spec does, after the JSON path
         std::string file = text(v, at);
-        c = contents_from_npy((dir / file).lexically_normal().string(), file, t.type, t.shape, "tensor '" + name + "'");
+        try {
+          c = contents_from_npy((dir / file).lexically_normal().string(), file, t.type, t.shape, "tensor '" + name + "'");
+        } catch (const support::diagnostic_error& e) {
+          fail(at, file + ": " + e.reason());
+        }
       }
     }
     if (t.use == role::output)
