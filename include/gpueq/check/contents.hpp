@@ -138,12 +138,8 @@ inline std::uint64_t element_bits(std::int64_t v, dtype d) {
 // The value of an element of type d with these bits (a float's, or the integer's).
 inline double element_value(std::uint64_t bits, dtype d) {
   if (is_float(d)) return exec::floats::decode(bits, rkind_of(d));
-  const unsigned w = 8 * bytes(d);
-  if (w < 64) {
-    bits &= (std::uint64_t{1} << w) - 1;
-    if (is_signed(d) && (bits >> (w - 1)) & 1) bits |= ~((std::uint64_t{1} << w) - 1);
-  }
-  return is_signed(d) ? static_cast<double>(static_cast<std::int64_t>(bits)) : static_cast<double>(bits);
+  const std::int64_t v = exec::integer_of_bits(bits, bytes(d), is_signed(d));
+  return is_signed(d) ? static_cast<double>(v) : static_cast<double>(static_cast<std::uint64_t>(v));
 }
 
 // Why contents c cannot be those of a tensor of type d with n elements ("" when they can).

@@ -51,15 +51,18 @@ struct tensor_binding {
   std::uint64_t bytes() const { return elements() * element_bytes; }
 };
 
-// The integer an integer tensor's element holds: `bits` cut to the element's width and
-// sign-extended when the tensor is signed.
-inline std::int64_t element_integer(const tensor_binding& t, std::uint64_t bits) {
-  const unsigned w = 8 * t.element_bytes;
+// The integer `bytes` bytes of memory hold: `bits` cut to that width, sign-extended when signed.
+inline std::int64_t integer_of_bits(std::uint64_t bits, std::uint32_t bytes, bool is_signed) {
+  const unsigned w = 8 * bytes;
   if (w < 64) {
     bits &= (std::uint64_t{1} << w) - 1;
-    if (t.is_signed && (bits >> (w - 1)) & 1) bits |= ~((std::uint64_t{1} << w) - 1);
+    if (is_signed && (bits >> (w - 1)) & 1) bits |= ~((std::uint64_t{1} << w) - 1);
   }
   return static_cast<std::int64_t>(bits);
+}
+// The integer an integer tensor's element with these bits holds.
+inline std::int64_t element_integer(const tensor_binding& t, std::uint64_t bits) {
+  return integer_of_bits(bits, t.element_bytes, t.is_signed);
 }
 
 // What element e of launch tensor ti (= t) holds before any thread writes it, as a value of
