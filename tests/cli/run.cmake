@@ -132,7 +132,7 @@ expect(race_contents 2 "scatter.ptx \\(reference\\): racy\n.*WAW race on global 
        race ${K}/realworld/scatter_rows_collide.pair.json)
 expect(run_contents_scratch 0 "out\\[0\\] = table\\[5\\]\\[0\\]\nout\\[1\\] = table\\[5\\]\\[1\\]"
        run tests/cli/inputs/contents_scratch.kernel.json --domain symbolic)
-expect(run_contents "out\\[0\\] = table\\[19\\]\\[0\\]"
+expect(run_contents 0 "out\\[0\\] = table\\[19\\]\\[0\\]"
        run ${K}/realworld/embedding_vec4_padding_off_by_one.pair.json --side candidate --domain symbolic)
 expect(check_race 2 "race.*WAR race on shared reduce5::s\\[1\\]" check ${K}/reduction/v1_vs_v5.pair.json)
 expect(check_warp_synchronous 0 "equivalent" check --warp-synchronous ${K}/reduction/v1_vs_v5.pair.json)
