@@ -321,6 +321,7 @@ int run(const options& o) {
     out << cli::report::sarif(sides, worst, std::filesystem::current_path().generic_string()).dump(2) << "\n";
   } else {
     for (const auto& side : sides) cli::report::race_text(out, side, o.witness);
+    if (!spec.contents.empty()) out << "  " << cli::report::given_line(check::given_of(spec)) << "\n";
   }
   return worst;
 }

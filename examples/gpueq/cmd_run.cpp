@@ -70,8 +70,10 @@ int run(const options& o) {
                                           : std::round(o.inputs.empty() ? x * 8 : x);
     in[name] = std::move(v);
   };
+  // (A tensor with given contents holds them: the engine reads them, not these.)
   for (auto& [name, t] : spec.tensors)
-    if (t.use == check::role::input || t.use == check::role::inout) fill(name, t.elements(), t.type, t.shape, "tensor '" + name + "'");
+    if ((t.use == check::role::input || t.use == check::role::inout) && !spec.contents.contains(name))
+      fill(name, t.elements(), t.type, t.shape, "tensor '" + name + "'");
   for (auto& [name, s] : spec.scalars)
     if (s.symbolic) fill(name, 1, s.type, {}, "scalar '" + name + "'");
   auto source = [&](const exec::input_ref& r) -> double {
@@ -154,7 +156,8 @@ cli::registrar reg("run", [](CLI::App& app) -> cli::runner {
   c->add_option("spec", o->spec, "A single-kernel spec (\"kernel\") or a pair spec")->required();
   c->add_option("--side", o->side, "For a pair spec: reference (the default) or candidate (the default when the reference is a specification)");
   c->add_option("--domain", o->domain, "float32 (default: what the GPU computes), rational (exact) or symbolic");
-  c->add_option("--inputs", o->inputs, "Read <tensor>.npy for every input and inout tensor (and symbolic scalar)");
+  c->add_option("--inputs", o->inputs,
+                "Read <tensor>.npy for every input and inout tensor without given contents (and symbolic scalar)");
   c->add_option("--seed", o->seed, "Random inputs in [-1, 1] from this seed (default 1) when --inputs is not given");
   c->add_option("--out", o->out, "Write <tensor>.npy for every output and inout tensor");
   c->add_flag("--json", o->json, "Print the outputs and statistics as JSON");

@@ -506,12 +506,21 @@ struct check_text_options {
   std::string counterexample_written;  // the file the counterexample's input went to, if any
 };
 
+// The line that says what a result holds for when tensors have given contents ("for the given
+// contents of idx (a permutation of 0..255, seed 7), m (constant -inf)"); empty when none do.
+inline std::string given_line(const std::vector<std::pair<std::string, std::string>>& given) {
+  std::string line;
+  for (const auto& [name, what] : given) line += (line.empty() ? "for the given contents of " : ", ") + name + " (" + what + ")";
+  return line;
+}
+
 // `gpueq check`'s text report of one pair.
 inline void check_text(std::ostream& out, const std::string& file, const check::check_result& r,
                        const check_text_options& o = {}) {
   out << file << ": " << check::name(r.v) << "\n";
   if (o.quiet) return;
   out << "  " << r.summary << "\n";
+  if (!r.given.empty()) out << "  " << given_line(r.given) << "\n";
   // Every further finding, by precedence (check/verdict.hpp), on one line each.
   for (std::size_t i = 1; i < r.findings.size(); ++i) {
     const std::string& m = r.findings[i].message;
@@ -557,6 +566,10 @@ inline nlohmann::json check_json(const std::string& file, const check::check_res
   j["findings"] = nlohmann::json::array();
   for (auto& f : r.findings) j["findings"].push_back({{"verdict", check::name(f.v)}, {"side", f.side}, {"message", f.message}});
   j["notes"] = r.notes;
+  if (!r.given.empty()) {
+    j["given_contents"] = nlohmann::json::object();
+    for (const auto& [name, what] : r.given) j["given_contents"][name] = what;
+  }
   for (auto* side : {&r.reference, &r.candidate}) {
     nlohmann::json& js = j[side->name];
     js["ctas"] = side->ctas;
@@ -606,6 +619,7 @@ inline void add_check_results(const std::string& file, const check::pair_spec& s
     for (auto& x : side_results(side)) results.push_back(std::move(x));
   if (r.v == check::verdict::different || r.v == check::verdict::unknown) {
     std::string text = file + ": " + std::string(check::name(r.v)) + ": " + r.summary;
+    if (!r.given.empty()) text += " (" + given_line(r.given) + ")";
     if (!r.examples.empty()) text += "\n" + r.examples.front();
     results.push_back(comparison_result(sides.back(), r.v == check::verdict::different, text));
   }

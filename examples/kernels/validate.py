@@ -23,6 +23,37 @@ def entries(ptx_path):
     return {m.group(1): PARAM_RE.findall(m.group(2)) for m in ENTRY_RE.finditer(text)}
 
 
+NPY_DESCR = {'f16': '<f2', 'bf16': '<f4', 'f32': '<f4', 'f64': '<f8', 's8': '|i1', 'u8': '|u1', 's16': '<i2', 'u16': '<u2',
+              's32': '<i4', 'u32': '<u4', 's64': '<i8', 'u64': '<u8'}
+
+
+def npy_problems(path, tensor):
+    """A .npy file's header against the tensor: dtype, shape, C order, and the data length."""
+    if not os.path.isfile(path):
+        return [f'no .npy file {path}']
+    data = open(path, 'rb').read()
+    if data[:6] != b'\x93NUMPY':
+        return [f'{path} is not a .npy file']
+    n = 2 if data[6] == 1 else 4
+    hlen = int.from_bytes(data[8:8 + n], 'little')
+    import ast
+    h = ast.literal_eval(data[8 + n:8 + n + hlen].decode('latin1'))
+    want = NPY_DESCR[tensor['dtype']]
+    problems = []
+    if h['descr'].replace('|', '<').replace('=', '<') != want.replace('|', '<'):
+        problems.append(f'{path}: dtype {h["descr"]}, the tensor is {tensor["dtype"]} ({want})')
+    if list(h['shape']) != tensor['shape']:
+        problems.append(f'{path}: shape {list(h["shape"])}, the tensor is {tensor["shape"]}')
+    if h['fortran_order']:
+        problems.append(f'{path}: Fortran order')
+    count = 1
+    for e in h['shape']:
+        count *= e
+    if len(data) - 8 - n - hlen != count * int(want[2]):
+        problems.append(f'{path}: {len(data) - 8 - n - hlen} bytes of data for {count} elements of {want}')
+    return problems
+
+
 def check(spec_path, validator):
     problems = []
     spec = json.load(open(spec_path))
@@ -101,6 +132,14 @@ def check(spec_path, validator):
     for t in tensors:
         if t not in used:
             problems.append(f'tensor {t} is bound to no parameter')
+    for name, t in tensors.items():  # given contents: not on an output; a .npy file of the tensor's dtype and shape
+        c = t.get('contents')
+        if c is None:
+            continue
+        if t.get('role') == 'output':
+            problems.append(f'tensor {name}: an output has no contents (use "inout")')
+        if isinstance(c, dict) and 'npy' in c:
+            problems += [f'tensor {name}: {p}' for p in npy_problems(os.path.join(os.path.dirname(spec_path), c['npy']), t)]
     if spec.get('expect') in ('race', 'deadlock', 'out-of-bounds') and 'culprit' not in spec:
         problems.append('a race/deadlock/out-of-bounds expectation should name the culprit')
     return problems

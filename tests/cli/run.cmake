@@ -123,6 +123,17 @@ else()
 endif()
 expect(check_oob 2 "out-of-bounds.*stencil_oob.ptx:[0-9]+ \\(stencil_oob.cu:19\\): thread \\(127,0,0\\).*stencil_oob::tile\\[128\\]"
        check ${K}/bugs/stencil_ref_vs_oob.pair.json)
+# Given contents: the verdict says what it holds for (text, JSON, and gpueq race).
+expect(check_contents 0 "scatter_rows_permutation.pair.json: equivalent\n[^\n]*are equal over the reals\n  for the given contents of dst \\(a permutation of 0..15, seed 7\\)\n"
+       check --no-float32 ${K}/realworld/scatter_rows_permutation.pair.json)
+expect(check_contents_json 0 "\"given_contents\": {\n *\"dst\": \"a permutation of 0..15, seed 7\"\n *}"
+       check --json --no-float32 ${K}/realworld/scatter_rows_permutation.pair.json)
+expect(race_contents 2 "scatter.ptx \\(reference\\): racy\n.*WAW race on global y.*for the given contents of dst \\(random integers in \\[0, 15\\], seed 1\\)"
+       race ${K}/realworld/scatter_rows_collide.pair.json)
+expect(run_contents_scratch 0 "out\\[0\\] = table\\[5\\]\\[0\\]\nout\\[1\\] = table\\[5\\]\\[1\\]"
+       run tests/cli/inputs/contents_scratch.kernel.json --domain symbolic)
+expect(run_contents 0 "out\\[0\\] = table\\[19\\]\\[0\\]"
+       run ${K}/realworld/embedding_vec4_padding_off_by_one.pair.json --side candidate --domain symbolic)
 expect(check_race 2 "race.*WAR race on shared reduce5::s\\[1\\]" check ${K}/reduction/v1_vs_v5.pair.json)
 expect(check_warp_synchronous 0 "equivalent" check --warp-synchronous ${K}/reduction/v1_vs_v5.pair.json)
 expect(check_deadlock 2 "deadlock" check ${K}/named_barriers/ref_vs_producer_short.pair.json)
@@ -382,6 +393,13 @@ expect_first(spec_block_threads 4 STDERR "tests/cli/inputs/block_threads.kernel.
              race ${I}/block_threads.kernel.json)
 expect_first(spec_grid_y 4 STDERR "tests/cli/inputs/grid_y.kernel.json: error: kernel.grid: grid y = 65536 is outside 1..65535"
              race ${I}/grid_y.kernel.json)
+# Given contents (issue 21 item 17): refused where they do not fit the tensor or its role.
+expect_first(spec_contents_output 4 STDERR
+             "tests/cli/inputs/contents_output.kernel.json: error: tensors.y.contents: an output starts uninitialized and has no contents \\(a buffer the host initializes and the kernels update is an \"inout\"\\)"
+             run ${I}/contents_output.kernel.json)
+expect_first(spec_contents_range 4 STDERR
+             "tests/cli/inputs/contents_range.kernel.json: error: tensors.x.contents: max 300 is outside the integers u8 holds exactly \\(0 to 255\\)"
+             run ${I}/contents_range.kernel.json)
 expect_first(spec_shape_overflow 4 STDERR
              "tests/cli/inputs/shape_overflow.kernel.json: error: tensors.x.shape: a f32 tensor of shape \\[4294967296, 4294967296\\] exceeds the limit of 2\\^40 bytes per tensor"
              run ${I}/shape_overflow.kernel.json)

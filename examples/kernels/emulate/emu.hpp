@@ -6,6 +6,7 @@
 // PTX ISA fragment layouts; cp.async copies at once. Not part of gpueq: its semantics are the
 // GPU's (float32, real scheduling), so racy kernels give schedule-dependent results.
 #pragma once
+#include <atomic>
 #include <barrier>
 #include <cmath>
 #include <condition_variable>
@@ -42,6 +43,7 @@ inline float __half2float(__half h) { return (float)h; }
 inline __half __float2half(float f) { return (__half)f; }
 inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
 inline float __expf(float x) { return std::exp(x); }
+inline float atomicAdd(float* p, float v) { return std::atomic_ref<float>(*p).fetch_add(v); }
 #include <math.h>
 
 namespace emu {

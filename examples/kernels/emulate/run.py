@@ -101,6 +101,41 @@ def main_cpp(kern_hpp, spec, kern, tag):
     return '\n'.join(out) + '\n'
 
 
+def splitmix64(seed, i):
+    """Output i of splitmix64 seeded with `seed` (examples/kernels/README.md, "Given contents")."""
+    m = (1 << 64) - 1
+    x = (seed + (i + 1) * 0x9E3779B97F4A7C15) & m
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & m
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & m
+    return x ^ (x >> 31)
+
+
+def given_contents(c, t, spec_dir):
+    """The values of a tensor's "contents" (check/contents.hpp), row-major."""
+    n = math.prod(t['shape'])
+    if c == 'zeros':
+        return [0] * n
+    (form, v), = c.items()
+    if form == 'constant':
+        return [float(v) if isinstance(v, str) else v] * n
+    if form == 'iota':
+        return [v.get('start', 0) + v.get('step', 1) * i for i in range(n)]
+    if form == 'random_int':
+        span = (v['max'] - v['min'] + 1) % (1 << 64)
+        return [v['min'] + (splitmix64(v['seed'], i) % span if span else splitmix64(v['seed'], i)) for i in range(n)]
+    if form == 'permutation':
+        a = list(range(n))
+        for k in range(n - 1):
+            i = n - 1 - k
+            j = splitmix64(v['seed'], k) % (i + 1)
+            a[i], a[j] = a[j], a[i]
+        return a
+    data = open(os.path.join(spec_dir, v), 'rb').read()  # npy: the header's dtype is the tensor's
+    hlen = int.from_bytes(data[8:10], 'little') if data[6] == 1 else int.from_bytes(data[8:12], 'little')
+    body = data[(10 if data[6] == 1 else 12) + hlen:]
+    return list(struct.unpack(f'<{n}{CTYPE[t["dtype"]][1]}', body))
+
+
 def run_spec(path, work, tol=1e-4):
     spec = json.load(open(path))
     fam = os.path.basename(os.path.dirname(path))
@@ -110,7 +145,9 @@ def run_spec(path, work, tol=1e-4):
     for n, t in spec['tensors'].items():
         cnt = math.prod(t['shape'])
         fmt = CTYPE[t['dtype']][1]
-        if t['dtype'] == 's32':  # integers: small values, INT_MIN marks "never written"
+        if 'contents' in t:  # what the host put there, the same for both kernels
+            v = given_contents(t['contents'], t, os.path.dirname(path))
+        elif t['dtype'] == 's32':  # integers: small values, INT_MIN marks "never written"
             v = [UNWRITTEN_INT] * cnt if t['role'] == 'output' else [rnd.randint(-1000, 1000) for _ in range(cnt)]
         else:
             v = [float('nan')] * cnt if t['role'] == 'output' else [rnd.uniform(-1, 1) for _ in range(cnt)]

@@ -54,6 +54,9 @@ struct check_result {
   // What the screen stage tolerated and says beside the verdict (benign races under
   // check_options::allow_benign).
   std::vector<std::string> notes;
+  // The tensors with given contents (pair_spec::contents), as (name, description): the verdict
+  // holds for those values only, whichever it is.
+  std::vector<std::pair<std::string, std::string>> given;
   side_report reference, candidate;
   std::optional<comparison> compared;
   std::vector<std::string> examples;  // differing elements: both expressions, truncated
@@ -65,6 +68,14 @@ struct check_result {
   double run_seconds = 0, decide_seconds = 0;
   std::size_t terms = 0;
 };
+
+// The spec's given contents as (tensor, description), as check_result::given lists them: what a
+// verdict about the spec holds for.
+inline std::vector<std::pair<std::string, std::string>> given_of(const pair_spec& spec) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [name, c] : spec.contents) out.emplace_back(name, describe(c, spec.tensors.at(name).elements()));
+  return out;
+}
 
 // A term printed for a report: the printer stops after about n characters (a GEMM output is a
 // DAG whose full text would be enormous).
@@ -125,9 +136,9 @@ inline compare_options compare_options_of(const check_options& options) {
   return co;
 }
 
-// An element of an inout tensor that a side did not write holds its input value. The run stage
-// leaves such elements empty; before the comparison, an element one side wrote and the other did
-// not gets its input term on the other side. Elements neither side wrote are equal by
+// An element of an inout tensor that a side did not write holds its input value (or its given
+// contents). The run stage leaves such elements empty; before the comparison, an element one side
+// wrote and the other did not gets that initial value on the other side. Elements neither side wrote are equal by
 // construction and cost nothing: checking CTA 0 of a 4096x4096 GEMM makes no term for the
 // 16.7 M elements of C that it does not write.
 inline void fill_inout(term::store& s, const exec::launch& l, outputs& a, outputs& b) {
@@ -142,7 +153,7 @@ inline void fill_inout(term::store& s, const exec::launch& l, outputs& a, output
     if (va.size() != vb.size()) continue;  // compare reports it
     for (std::uint64_t i = next_either(va, vb, 0); i < va.size(); i = next_either(va, vb, i + 1))
       if (std::as_const(va)[i].has_value() != std::as_const(vb)[i].has_value())
-        (std::as_const(va)[i] ? vb[i] : va[i]) = d.finish(d.input(exec::input_ref{ti, t.name, i, t.shape, t.kind}));
+        (std::as_const(va)[i] ? vb[i] : va[i]) = d.finish(exec::initial_value(d, t, ti, i));
   }
   d.end_run();
 }

@@ -10,6 +10,7 @@ namespace gpueq::check {
 GPUEQ_ENTRY check_result check_against_spec(const pair_spec& spec, const resolved_pair& pair, const specification& sp,
                                             const check_options& options) {
   check_result res;
+  res.given = given_of(spec);
   auto t0 = std::chrono::steady_clock::now();
   prepared_kernel cand = prepare(spec, pair.candidate, pair.candidate_entry, spec.candidate, "candidate");
   term::store s;
@@ -55,6 +56,7 @@ GPUEQ_ENTRY check_result check_against_spec(const pair_spec& spec, const resolve
 
 GPUEQ_ENTRY check_result check_kernels(const pair_spec& spec, const resolved_pair& pair, const check_options& options) {
   check_result res;
+  res.given = given_of(spec);
   auto t0 = std::chrono::steady_clock::now();
   prepared_kernel ref = prepare(spec, pair.reference, pair.reference_entry, spec.reference, "reference");
   prepared_kernel cand = prepare(spec, pair.candidate, pair.candidate_entry, spec.candidate, "candidate");

@@ -27,7 +27,8 @@ namespace gpueq::check {
 // A concrete input on which the kernels differ over the reals, replayed on both kernels in the
 // float32 domain (what the GPU computes) before it is reported. Every input tensor is filled:
 // the elements the differing output depends on with the decision procedure's witness values,
-// the others with fixed pseudo-random values in [-1, 1], rounded to their format.
+// the others with fixed pseudo-random values in [-1, 1], rounded to their format; a tensor with
+// given contents holds them.
 struct counterexample_report {
   std::string tensor;
   std::uint64_t index = 0;
@@ -163,6 +164,11 @@ inline counterexample_report counterexample_input(const pair_spec& spec, const t
     if (t.use != role::input && t.use != role::inout) continue;
     auto& vals = r.tensors[name];
     vals.resize(t.elements());
+    if (auto c = spec.contents.find(name); c != spec.contents.end()) {  // what the kernels read: the given contents
+      auto given = given_contents_of(c->second, t.type, t.elements());
+      for (std::uint64_t i = 0; i < vals.size(); ++i) vals[i] = element_value(given->bits(i), t.type);
+      continue;
+    }
     for (auto& v : vals) {
       seed = support::mix64(seed + 1);
       v = detail::format_value(detail::random_unit(seed), t.type);

@@ -21,16 +21,6 @@
 
 namespace gpueq::check {
 
-inline exec::rkind rkind_of(dtype d) {
-  switch (d) {
-    case dtype::f16: return exec::rkind::f16;
-    case dtype::bf16: return exec::rkind::bf16;
-    case dtype::f32: return exec::rkind::f32;
-    case dtype::f64: return exec::rkind::f64;
-    default: return exec::rkind::integer;
-  }
-}
-
 // The launch of one side (CTA 0,0,0; run_kernel sets the CTA of each run).
 inline exec::launch make_launch(const pair_spec& s, const kernel_spec& k) {
   exec::launch l;
@@ -44,10 +34,11 @@ inline exec::launch make_launch(const pair_spec& s, const kernel_spec& k) {
     b.name = name;
     b.kind = rkind_of(t.type);
     b.element_bytes = bytes(t.type);
-    b.is_signed = t.type == dtype::s8 || t.type == dtype::s16 || t.type == dtype::s32 || t.type == dtype::s64;
+    b.is_signed = is_signed(t.type);
     b.shape = t.shape;
     b.input = t.use == role::input || t.use == role::inout;
     b.output = t.use == role::output || t.use == role::inout;  // scratch: neither (written, never compared)
+    if (auto c = s.contents.find(name); c != s.contents.end()) b.contents = given_contents_of(c->second, t.type, t.elements());
     tensor_index[name] = static_cast<std::uint32_t>(l.tensors.size());
     l.tensors.push_back(std::move(b));
   }
@@ -188,18 +179,27 @@ std::optional<typename D::result> merge_atomic_updates(D& d, const exec::launch&
   const std::uint64_t off = element * t.element_bytes;
   const exec::atomic_op op = second.atomic_only(ti, off, t.element_bytes);
   if (op != first.atomic_only(ti, off, t.element_bytes)) return std::nullopt;
-  auto initial = [&] { return R(d.finish(d.input(exec::input_ref{ti, t.name, element, t.shape, t.kind}))); };
+  // The element's initial value, which an add needs; none where the domain has no value for its
+  // given contents (-inf in the exact domain): then no merge.
+  R x{};
+  if (op == exec::atomic_op::add) {
+    try {
+      x = R(d.finish(exec::initial_value(d, t, ti, element)));
+    } catch (const exec::domain_error&) {
+      return std::nullopt;
+    }
+  }
   if constexpr (D::symbolic) {
     term::store& terms = d.store();
     term::term_id ops[2] = {a, b};
     switch (op) {
-      case exec::atomic_op::add: return terms.add(a, terms.sub(b, initial()));
+      case exec::atomic_op::add: return terms.add(a, terms.sub(b, x));
       case exec::atomic_op::max: return terms.max(ops);
       case exec::atomic_op::min: return terms.min(ops);
       default: return std::nullopt;
     }
   } else {
-    return merge_atomic(op, a, b, initial());
+    return merge_atomic(op, a, b, x);
   }
 }
 
@@ -264,14 +264,25 @@ class grid_collector {
   // With fill_inout false, unwritten elements of inout tensors stay empty: a check fills only the
   // ones the other side writes (check::detail::fill_inout), so a CTA that writes a small tile of a
   // large inout tensor costs what it touches.
+  // After a failed CTA nothing is filled. Given contents a domain has no value for (-inf in
+  // the exact domain) make the run's error, naming the element.
   template <class D>
   grid_run<R> finish(D& d, bool fill_inout = true) && {
-    for (std::uint32_t ti = 0; ti < l_.tensors.size() && fill_inout; ++ti) {
+    for (std::uint32_t ti = 0; ti < l_.tensors.size() && fill_inout && !out_.error; ++ti) {
       const auto& t = l_.tensors[ti];
       if (!(t.output && t.input)) continue;
       auto& vals = out_.values[t.name];
-      for (std::uint64_t i = 0; i < vals.size(); ++i)
-        if (!vals[i]) vals[i] = d.finish(d.input(exec::input_ref{ti, t.name, i, t.shape, t.kind}));
+      for (std::uint64_t i = 0; i < vals.size(); ++i) {
+        if (vals[i]) continue;
+        try {
+          vals[i] = d.finish(exec::initial_value(d, t, ti, i));
+        } catch (const exec::domain_error& e) {
+          out_.error = exec::run_error{exec::error_kind::domain, 0, 0, false,
+                                       "inout tensor " + t.name + ", element " + std::to_string(i) +
+                                           " (unwritten, its given contents): " + e.what()};
+          return std::move(out_);
+        }
+      }
     }
     return std::move(out_);
   }

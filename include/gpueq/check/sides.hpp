@@ -92,12 +92,12 @@ struct side_report {
 inline void make_inputs(exec::symbolic_domain& d, const exec::launch& l, std::uint64_t limit = std::uint64_t{1} << 22) {
   std::uint64_t total = 0;
   for (auto& t : l.tensors)
-    if (t.input) total += t.elements();
+    if (t.input && !t.contents) total += t.elements();
   if (total > limit) return;
   d.store().reserve(total);
   for (std::uint32_t ti = 0; ti < l.tensors.size(); ++ti) {
     const auto& t = l.tensors[ti];
-    if (!t.input) continue;
+    if (!t.input || t.contents) continue;  // given contents are no inputs
     for (std::uint64_t e = 0; e < t.elements(); ++e) d.input(exec::input_ref{ti, t.name, e, t.shape, t.kind});
   }
 }

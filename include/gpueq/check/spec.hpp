@@ -5,6 +5,8 @@
 // examples/kernels/README.md and examples/kernels/schema.json.
 #pragma once
 
+#include <gpueq/check/contents.hpp>
+#include <gpueq/check/dtype.hpp>
 #include <gpueq/check/verdict.hpp>
 #include <gpueq/exec/tma.hpp>
 #include <gpueq/ptx.hpp>
@@ -16,6 +18,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -25,35 +28,12 @@
 
 namespace gpueq::check {
 
-enum class dtype { f16, bf16, f32, f64, s8, u8, s16, u16, s32, u32, s64, u64 };
-inline constexpr std::string_view dtype_names[] = {"f16", "bf16", "f32", "f64", "s8", "u8",
-                                                   "s16", "u16",  "s32", "u32", "s64", "u64"};
-inline std::optional<dtype> dtype_of(std::string_view s) {
-  for (std::size_t i = 0; i < std::size(dtype_names); ++i)
-    if (dtype_names[i] == s) return static_cast<dtype>(i);
-  return std::nullopt;
-}
-inline std::string_view name(dtype d) { return dtype_names[static_cast<std::size_t>(d)]; }
-inline bool is_float(dtype d) { return d == dtype::f16 || d == dtype::bf16 || d == dtype::f32 || d == dtype::f64; }
-inline std::uint32_t bytes(dtype d) {
-  switch (d) {
-    case dtype::s8:
-    case dtype::u8: return 1;
-    case dtype::f16:
-    case dtype::bf16:
-    case dtype::s16:
-    case dtype::u16: return 2;
-    case dtype::f32:
-    case dtype::s32:
-    case dtype::u32: return 4;
-    default: return 8;
-  }
-}
-
 // input: read only, symbolic contents. output: starts uninitialized, compared after the run.
 // inout: starts with symbolic contents and is compared. scratch: memory the kernel uses for
 // itself (Triton's global scratch, where it builds tensor maps): starts uninitialized, may be
-// written and read, and is not compared (nor an input of the float32 report).
+// written and read, and is not compared (nor an input of the float32 report). An input, inout or
+// scratch tensor with given contents (pair_spec::contents, check/contents.hpp) starts with them
+// instead; an output has none (a buffer the host initializes and the kernel updates is an inout).
 enum class role { input, output, inout, scratch };
 
 struct tensor_spec {
@@ -226,6 +206,10 @@ struct pair_spec {
   std::string file;  // the spec's own path
   std::string description, note;
   std::map<std::string, tensor_spec> tensors;
+  // Given contents by tensor name (check/contents.hpp; each an input, inout or scratch tensor of
+  // `tensors`): tensors not listed hold symbolic inputs (input, inout) or start uninitialized
+  // (output, scratch). Both kernels see the same contents, and the verdict holds for them only.
+  std::map<std::string, contents_spec> contents;
   std::map<std::string, scalar_spec> scalars;
   std::map<std::string, struct_spec> structs;  // by-value struct parameters
   std::map<std::string, tensor_map_spec> tensor_maps;  // CUtensorMap parameters
@@ -501,9 +485,30 @@ inline void check_limits(const pair_spec& s) {
 }
 }  // namespace detail
 
+// Given contents against the spec's tensors (contents_problem): each names an input, inout or
+// scratch tensor and fits its type and size; a specification reference has none (it is lowered
+// over symbolic inputs). The JSON reader checks the same with the JSON path; this is for specs
+// built in C++.
+inline void check_contents(const pair_spec& s) {
+  for (const auto& [name, c] : s.contents) {
+    auto it = s.tensors.find(name);
+    if (it == s.tensors.end()) detail::spec_error(s, "contents given for '" + name + "', which is not a tensor of the spec");
+    const tensor_spec& t = it->second;
+    if (t.use == role::output)
+      detail::spec_error(s, "tensor '" + name + "': an output starts uninitialized and has no contents (a buffer the host "
+                            "initializes and the kernels update is an \"inout\")");
+    if (std::string why = contents_problem(c, t.type, t.elements()); !why.empty())
+      detail::spec_error(s, "tensor '" + name + "': contents: " + why);
+    if (s.reference_spec)
+      detail::spec_error(s, "tensor '" + name + "' has given contents, but the reference is the specification '" +
+                            *s.reference_spec + "', which is over symbolic inputs: give the reference as a kernel");
+  }
+}
+
 inline resolved_pair resolve(const pair_spec& s) {
   detail::check_limits(s);
   resolved_pair r;
+  check_contents(s);
   if (s.reference_spec) {  // the reference is a specification: the candidate is the one kernel
     r.candidate = ptx::parse_file(s.candidate.path);
     r.candidate_entry = resolve_kernel(s, "candidate", s.candidate, r.candidate);

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <set>
 #include <vector>
@@ -72,6 +73,71 @@ class spec_reader {
     return d;
   }
 
+  // A 64-bit signed integer.
+  std::int64_t integer(const nlohmann::json& j, const std::string& path) const {
+    bool ok = j.is_number_unsigned() ? j.get<std::uint64_t>() <= static_cast<std::uint64_t>(INT64_MAX) : j.is_number_integer();
+    if (!ok) fail(path, "expected an integer from -2^63 to 2^63-1");
+    return j.get<std::int64_t>();
+  }
+
+  // A tensor's "contents" (check/contents.hpp): "zeros", or an object with one key: constant,
+  // iota, random_int, permutation or npy (a file relative to the spec).
+  contents_spec contents(const nlohmann::json& j, const std::string& path, const std::string& name, const tensor_spec& t,
+                         const std::filesystem::path& dir) const {
+    using f = contents_spec::form;
+    const char* forms = "expected \"zeros\" or an object with one of constant, iota, random_int, permutation, npy";
+    contents_spec c;
+    if (j.is_string()) {
+      if (j.get<std::string>() != "zeros") fail(path, forms);
+    } else {
+      if (!j.is_object() || j.size() != 1) fail(path, forms);
+      only_keys(j, path, {"constant", "iota", "random_int", "permutation", "npy"});
+      const std::string key = j.begin().key();
+      const nlohmann::json& v = j.begin().value();
+      const std::string at = path + "." + key;
+      if (key == "constant") {
+        c.kind = f::constant;
+        if (v.is_number()) {
+          c.constant = v.get<double>();
+        } else if (v.is_string() && (v.get<std::string>() == "inf" || v.get<std::string>() == "+inf" || v.get<std::string>() == "-inf")) {
+          if (!is_float(t.type)) fail(at, "an integer tensor cannot hold " + v.get<std::string>());
+          c.constant = v.get<std::string>() == "-inf" ? -INFINITY : INFINITY;
+        } else {
+          fail(at, "expected a number, \"inf\" or \"-inf\"");
+        }
+      } else if (key == "iota") {
+        c.kind = f::iota;
+        only_keys(v, at, {"start", "step"});
+        if (v.contains("start")) c.start = integer(v["start"], at + ".start");
+        if (v.contains("step")) c.step = integer(v["step"], at + ".step");
+      } else if (key == "random_int") {
+        c.kind = f::random_int;
+        only_keys(v, at, {"min", "max", "seed"});
+        if (!v.contains("min") || !v.contains("max") || !v.contains("seed")) fail(at, "needs \"min\", \"max\" and \"seed\"");
+        c.min = integer(v["min"], at + ".min");
+        c.max = integer(v["max"], at + ".max");
+        c.seed = positive(v["seed"], at + ".seed", 0);
+      } else if (key == "permutation") {
+        c.kind = f::permutation;
+        only_keys(v, at, {"seed"});
+        if (!v.contains("seed")) fail(at, "needs \"seed\"");
+        c.seed = positive(v["seed"], at + ".seed", 0);
+      } else {  // npy: its errors name the file as the spec does, after the JSON path
+        std::string file = text(v, at);
+        try {
+          c = contents_from_npy((dir / file).lexically_normal().string(), file, t.type, t.shape, "tensor '" + name + "'");
+        } catch (const support::diagnostic_error& e) {
+          fail(at, file + ": " + e.reason());
+        }
+      }
+    }
+    if (t.use == role::output)
+      fail(path, "an output starts uninitialized and has no contents (a buffer the host initializes and the kernels update is "
+                 "an \"inout\")");
+    if (std::string why = contents_problem(c, t.type, t.elements()); !why.empty()) fail(path, why);
+    return c;
+  }
+
   kernel_spec kernel(const nlohmann::json& j, const std::string& path, const std::filesystem::path& dir) const {
     only_keys(j, path, {"ptx", "entry", "params", "grid", "block", "ctas", "dynamic_shared_bytes", "cluster"});
     kernel_spec k;
@@ -122,7 +188,7 @@ class spec_reader {
       fail("tensors", "expected at least one tensor");
     for (auto& [name, t] : j["tensors"].items()) {
       std::string path = "tensors." + name;
-      only_keys(t, path, {"dtype", "shape", "role"});
+      only_keys(t, path, {"dtype", "shape", "role", "contents"});
       tensor_spec ts;
       if (!t.contains("dtype") || !t.contains("shape") || !t.contains("role")) fail(path, "needs dtype, shape and role");
       ts.type = type(t["dtype"], path + ".dtype");
@@ -136,6 +202,7 @@ class spec_reader {
       else if (r == "inout") ts.use = role::inout;
       else if (r == "scratch") ts.use = role::scratch;
       else fail(path + ".role", "expected input, output, inout or scratch");
+      if (t.contains("contents")) s_.contents.emplace(name, contents(t["contents"], path + ".contents", name, ts, dir));
       s_.tensors.emplace(name, std::move(ts));
     }
     if (j.contains("scalars")) {
@@ -257,6 +324,10 @@ class spec_reader {
         s_.reference = kernel(j["reference"], "reference", dir);
       }
     }
+    if (s_.reference_spec && !s_.contents.empty())
+      fail("tensors." + s_.contents.begin()->first + ".contents",
+           "the reference is the specification '" + *s_.reference_spec +
+               "', which is over symbolic inputs: given contents need the reference as a kernel");
     if (j.contains("expect")) {
       std::string e = text(j["expect"], "expect");
       s_.expect = verdict_named(e);

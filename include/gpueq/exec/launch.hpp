@@ -1,14 +1,18 @@
 // How one kernel is launched for a run: grid and block shape, which CTA to run, dynamic shared
 // memory, and what each kernel parameter is bound to (a tensor with its element type, shape and
-// role, a scalar that is a concrete number or a symbolic real, or a struct of such fields). Plain data: check/ builds it
-// from a pair spec, tests and library users build it directly.
+// role, a scalar that is a concrete number or a symbolic real, or a struct of such fields; the
+// contents the host gave a tensor, if any). Plain data: check/ builds it from a pair spec, tests
+// and library users build it directly.
 #pragma once
 
+#include <gpueq/exec/domain.hpp>
 #include <gpueq/exec/tma.hpp>
 #include <gpueq/exec/values.hpp>
 
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -18,6 +22,16 @@ namespace gpueq::exec {
 
 using dim3 = std::array<std::uint32_t, 3>;
 
+// Contents the host gave a tensor before the launch (check/contents.hpp makes them from a spec's
+// "contents"): element i's bits as memory holds them. The engine puts an element's bits in
+// memory when it is first read, where it would otherwise read a symbolic input (input and inout
+// tensors) or report an uninitialized read (output and scratch tensors), so such data are
+// concrete in every domain: an index loaded from them is an integer, and the addresses and
+// branches computed from it stay concrete.
+struct given_contents {
+  std::function<std::uint64_t(std::uint64_t)> bits;
+};
+
 struct tensor_binding {
   std::string name;
   rkind kind = rkind::f32;          // element format; rkind::integer for integer tensors
@@ -26,6 +40,8 @@ struct tensor_binding {
   std::vector<std::uint64_t> shape;
   bool input = true;    // initial contents are inputs (input and inout tensors)
   bool output = false;  // final contents are results (output and inout tensors)
+  // Given initial contents; none: unwritten elements are inputs when `input`, else uninitialized.
+  std::shared_ptr<const given_contents> contents;
 
   std::uint64_t elements() const {
     std::uint64_t n = 1;
@@ -34,6 +50,31 @@ struct tensor_binding {
   }
   std::uint64_t bytes() const { return elements() * element_bytes; }
 };
+
+// The integer `bytes` bytes of memory hold: `bits` cut to that width, sign-extended when signed.
+inline std::int64_t integer_of_bits(std::uint64_t bits, std::uint32_t bytes, bool is_signed) {
+  const unsigned w = 8 * bytes;
+  if (w < 64) {
+    bits &= (std::uint64_t{1} << w) - 1;
+    if (is_signed && (bits >> (w - 1)) & 1) bits |= ~((std::uint64_t{1} << w) - 1);
+  }
+  return static_cast<std::int64_t>(bits);
+}
+// The integer an integer tensor's element with these bits holds.
+inline std::int64_t element_integer(const tensor_binding& t, std::uint64_t bits) {
+  return integer_of_bits(bits, t.element_bytes, t.is_signed);
+}
+
+// What element e of launch tensor ti (= t) holds before any thread writes it, as a value of
+// domain d: its given contents, else the domain's input. An inout element no CTA wrote ends with
+// it, and atomics of several CTAs on one element start from it (check/run.hpp).
+template <value_domain D>
+typename D::real initial_value(D& d, const tensor_binding& t, std::uint32_t ti, std::uint64_t e) {
+  if (!t.contents) return d.input(input_ref{ti, t.name, e, t.shape, t.kind});
+  const std::uint64_t bits = t.contents->bits(e);
+  if (t.kind == rkind::integer) return d.from_int(element_integer(t, bits));
+  return d.from_float(bits, t.kind);
+}
 
 struct scalar_binding {
   std::string name;

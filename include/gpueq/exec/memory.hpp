@@ -10,6 +10,7 @@
 // touches a tile costs memory for the tile.
 #pragma once
 
+#include <gpueq/exec/launch.hpp>
 #include <gpueq/exec/observer.hpp>
 #include <gpueq/exec/values.hpp>
 
@@ -28,8 +29,8 @@ struct stored_value {
   cell<R> value;
   std::uint64_t offset = 0;
   std::uint32_t width = 0;
-  // An input element read and kept here so that later reads see the same value: the element is
-  // not written, so touched_elements and an output read pass over it.
+  // An input element (or one of given contents) read and kept here so that later reads see the
+  // same value: the element is not written, so touched_elements and an output read pass over it.
   bool materialized = false;
 };
 
@@ -49,6 +50,8 @@ class region {
   std::uint32_t element_bytes = 4;
   rkind kind = rkind::f32;  // what an input element is
   bool inputs = false;      // unwritten elements are inputs (input and inout tensors)
+  // Unwritten elements hold these contents (a tensor the host initialized), whatever `inputs` says.
+  const given_contents* given = nullptr;
   bool output = false;
   std::uint32_t tensor = 0;  // launch tensor index, for inputs
   std::vector<std::uint64_t> shape;

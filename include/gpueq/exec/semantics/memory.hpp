@@ -40,6 +40,7 @@ inline void engine<D, O>::layout_memory(run_info& info) {
     r.element_bytes = t.element_bytes;
     r.kind = t.kind;
     r.inputs = t.input;
+    r.given = t.contents.get();
     r.output = t.output;
     r.tensor = i;
     r.shape = t.shape;
@@ -185,15 +186,7 @@ inline auto engine<D, O>::output(std::uint32_t tensor, std::uint64_t element) ->
 template <value_domain D, observer O>
 inline typename D::result engine<D, O>::output_value(std::uint32_t tensor, const value& c) {
   const tensor_binding& t = l_.tensors[tensor];
-  if (t.kind == rkind::integer && c.t == value::tag::bits) {
-    std::uint64_t b = c.bits;
-    unsigned w = 8 * t.element_bytes;
-    if (w < 64) {
-      b &= (std::uint64_t{1} << w) - 1;
-      if (t.is_signed && (b >> (w - 1)) & 1) b |= ~((std::uint64_t{1} << w) - 1);
-    }
-    return d_.finish(d_.from_int(static_cast<std::int64_t>(b)));
-  }
+  if (t.kind == rkind::integer && c.t == value::tag::bits) return d_.finish(d_.from_int(element_integer(t, c.bits)));
   if (c.t == value::tag::packed) {  // read after the run: no instruction to name, the tensor instead
     if (auto r = packed_number(c, t.kind, 0)) return d_.finish(*r);
     throw run_failure(run_error{error_kind::not_structured, 0, 0, false,
@@ -365,7 +358,7 @@ auto engine<D, O>::load_pieces(std::uint32_t t, region<real>& r, std::uint64_t o
   bool any_unwritten = false;
   for (std::uint32_t b = 0; b < width; ++b) any_unwritten = any_unwritten || !r.slot(offset + b);
   if (any_unwritten) {
-    if (!r.inputs) {
+    if (!r.inputs && !r.given) {
       if (r.space == memory_space::constant) return value::of_bits(0);
       // Another thread may still write it: the load waits (engine_options::reads_wait_for_writes).
       if (read_waits_ && options_.reads_wait_for_writes &&
@@ -378,12 +371,17 @@ auto engine<D, O>::load_pieces(std::uint32_t t, region<real>& r, std::uint64_t o
               "read of " + what + " (element " + std::to_string(offset / r.element_bytes) + ", byte " +
                   std::to_string(offset) + ")");
     }
-    // Unwritten elements of an input tensor are inputs: materialize the ones the read touches.
+    // Unwritten elements of an input tensor are inputs, those of a tensor with given contents
+    // hold their bits: materialize the ones the read touches.
     std::uint64_t first = offset / r.element_bytes, last = (offset + width - 1) / r.element_bytes;
     for (std::uint64_t e = first; e <= last; ++e) {
       bool fresh = true;
       for (std::uint32_t b = 0; b < r.element_bytes; ++b) fresh = fresh && !r.slot(e * r.element_bytes + b);
       if (!fresh) continue;
+      if (r.given) {
+        r.store(e * r.element_bytes, r.element_bytes, value::of_bits(r.given->bits(e)), true);
+        continue;
+      }
       input_ref in{r.tensor, r.name, e, r.shape, r.kind};
       r.store(e * r.element_bytes, r.element_bytes, value::of_real(guarded([&] { return d_.input(in); }, t), r.kind),
               true);
