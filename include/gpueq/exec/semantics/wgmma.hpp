@@ -194,8 +194,8 @@ inline void engine<D, O>::wgmma_mma_async(const xinstr& x, const std::vector<std
     fail_at(error_kind::unsupported, u0,
             "wgmma.mma_async with " + std::to_string(x.ops.size()) + " operands (this form has " + std::to_string(want) +
                 ": d, a, b-desc, scale-d, imm-scale-a, imm-scale-b" + (tf32 ? "" : a_regs ? ", imm-trans-b" : ", imm-trans-a, imm-trans-b") + ")");
-  auto immediate = [&](std::size_t i, const char* what) -> std::int64_t {
-    const xoperand& o = x.ops[i];
+  auto immediate = [&](std::size_t operand, const char* what) -> std::int64_t {
+    const xoperand& o = x.ops[operand];
     if (o.k != xoperand::kind::imm || o.imm_float)
       fail_at(error_kind::unsupported, u0, std::string("wgmma.mma_async's ") + what + " must be an integer constant");
     return static_cast<std::int64_t>(o.imm);
@@ -222,7 +222,7 @@ inline void engine<D, O>::wgmma_mma_async(const xinstr& x, const std::vector<std
     if (first) operands.push_back({p.index, p.offset, first, last, p.r->value(first).value});
     return r;
   };
-  auto descriptor_of = [&](std::size_t i) { return wgmma::decode(to_bits(read(u0, x.ops[i]), u0)); };
+  auto descriptor_of = [&](std::size_t operand) { return wgmma::decode(to_bits(read(u0, x.ops[operand]), u0)); };
   auto& lanes = ws.lanes;
   // A register of lane `u`: its pending value when an in-flight wgmma.mma_async owns it.
   auto operand_register = [&](std::uint32_t u, const xoperand& o) -> value {
