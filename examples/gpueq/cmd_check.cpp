@@ -214,7 +214,7 @@ cli::registrar reg("check", [](CLI::App& app) -> cli::runner {
   c->add_flag("--sarif", o->sarif,
               "Print one SARIF 2.1.0 log for all pairs instead of text: each kernel's races, barrier problems, run "
               "errors and inter-CTA conflicts at their lines, and a not-equivalent or unknown result per pair");
-  c->add_option("--max-memory", o->max_memory, "Stop a kernel's run when the process's resident memory exceeds this many MiB");
+  cli::add_max_memory_option(c, o->max_memory);
   c->add_option("--max-expansion", o->max_expansion,
                 "MiB one expansion of a normal form may take (a product of sums, a power of a sum); a larger one leaves "
                 "that element unknown (default 1024)")

@@ -24,6 +24,7 @@ struct options {
   std::string lhs, rhs, file;
   bool json = false, fast = false, quiet = false;
   std::uint64_t seed = canon::decide_options{}.seed;
+  std::uint64_t max_memory = 0;  // enforced by main (memory_budget.cpp)
   std::size_t max_chars = 2000;
   std::uint64_t max_expansion_mib = canon::normal_form_options{}.expansion_bytes >> 20;
 };
@@ -218,6 +219,7 @@ const cli::registrar reg{"identity", [](CLI::App& app) -> cli::runner {
                   "MiB one expansion of a normal form may take (a product of sums, a power of a sum); a larger "
                   "one makes the verdict unknown (default 1024)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 30));
+  cli::add_max_memory_option(cmd, opt->max_memory);
   return [opt] { return run(*opt); };
 }};
 

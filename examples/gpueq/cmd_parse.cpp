@@ -23,6 +23,7 @@ struct options {
   std::string file;                // the file run_one reads
   std::vector<std::string> files;  // from the command line
   bool json = false, print = false, lifted = false;
+  std::uint64_t max_memory = 0;  // enforced by main (memory_budget.cpp)
 };
 
 std::string type_text(const ptx::module& m, const ptx::variable& v) {
@@ -217,6 +218,7 @@ const cli::registrar reg{"parse", [](CLI::App& app) -> cli::runner {
   cmd->add_flag("--json", opt->json, "print a machine-readable report");
   cmd->add_flag("--print", opt->print, "print the parsed module back as PTX");
   cmd->add_flag("--lifted", opt->lifted, "with --print: print the module after idiom lifting (not PTX)");
+  cli::add_max_memory_option(cmd, opt->max_memory);
   return [opt] { return run(*opt); };
 }};
 

@@ -346,7 +346,7 @@ cli::registrar reg("race", [](CLI::App& app) -> cli::runner {
   c->add_flag("--json", o->json, "Print the report as JSON (verdict, race groups with both accesses and their lines, barrier diagnostics, errors)");
   c->add_flag("--sarif", o->sarif, "Print the report as SARIF 2.1.0 for editors and code review (CUDA lines when the PTX has line info)");
   c->add_option("-o,--output", o->output, "Write the report to FILE instead of stdout");
-  c->add_option("--max-memory", o->max_memory, "Stop a kernel's run when the process's resident memory exceeds this many MiB");
+  cli::add_max_memory_option(c, o->max_memory);
   auto* g = c->add_option_group("quick form", "For a .ptx file: the launch from the command line");
   g->add_option("--block", o->block, "Threads per CTA: 256, 16,16 or 16x16");
   g->add_option("--grid", o->grid, "CTAs of the grid (default 1); every CTA is checked");

@@ -161,7 +161,7 @@ cli::registrar reg("run", [](CLI::App& app) -> cli::runner {
   c->add_option("--seed", o->seed, "Random inputs in [-1, 1] from this seed (default 1) when --inputs is not given");
   c->add_option("--out", o->out, "Write <tensor>.npy for every output and inout tensor");
   c->add_flag("--json", o->json, "Print the outputs and statistics as JSON");
-  c->add_option("--max-memory", o->max_memory, "Stop when the process's resident memory exceeds this many MiB");
+  cli::add_max_memory_option(c, o->max_memory);
   c->footer("Exit: 0 ran, 2 deadlock/out-of-bounds/undefined behaviour, 3 not a structured CTA or unsupported, 4 bad input, 5 resource limit.");
   return [c, o]() -> int {
     if (!c->parsed()) return cli::exit_ok;

@@ -39,6 +39,20 @@ int report_failure(const std::exception& e, const std::string& command, const st
 // `WHERE: error: message`, WHERE being `where` or `gpueq COMMAND`.
 std::string error_line(const std::exception& e, const std::string& command, const std::string& where = "");
 
+// --max-memory by accounting (memory_budget.cpp): every heap allocation of the process is counted,
+// and one that would take the heap past `mib` MiB (0: no limit) throws a std::bad_alloc naming the
+// budget. Returns false where the C library cannot say a block's size (not glibc): no accounting.
+bool set_memory_budget(std::uint64_t mib);
+std::uint64_t heap_in_use();  // bytes
+
+// Every subcommand's --max-memory MiB: main reads it from the parsed subcommand and sets the budget;
+// `target` also reaches the engine's resident-memory check in run, race and check.
+inline CLI::Option* add_max_memory_option(CLI::App* c, std::uint64_t& target) {
+  return c->add_option("--max-memory", target,
+                       "Stop (exit 5) when the process's heap would exceed this many MiB (every allocation "
+                       "is counted; the engine also checks its resident memory)");
+}
+
 // A setup function adds its subcommand to the app and returns what runs it.
 using runner = std::function<int()>;
 using setup_fn = std::function<runner(CLI::App&)>;

@@ -29,8 +29,11 @@ std::string error_line(const std::exception& e, const std::string& command, cons
 
 int report_failure(const std::exception& e, const std::string& command, const std::string& where) {
   if (dynamic_cast<const std::bad_alloc*>(&e) || dynamic_cast<const std::length_error*>(&e)) {
-    std::cerr << "gpueq " << command << ": error: resource limit: out of memory (" << e.what()
-              << "): the check needs more memory than the process can get\n";
+    if (std::string_view(e.what()).starts_with("--max-memory"))  // memory_budget.cpp's accounting
+      std::cerr << "gpueq " << command << ": error: resource limit: " << e.what() << '\n';
+    else
+      std::cerr << "gpueq " << command << ": error: resource limit: out of memory (" << e.what()
+                << "): the check needs more memory than the process can get\n";
     return exit_resource;
   }
   std::cerr << error_line(e, command, where) << '\n';
@@ -75,6 +78,7 @@ void progress::operator()(std::string_view phase, std::uint64_t done, std::uint6
 
 int main(int argc, char** argv) {
   using namespace gpueq::cli;
+  set_memory_budget(0);  // counting from here on (GMP's blocks included), no limit yet
   CLI::App app{
       "gpueq: formal equivalence, race and deadlock checking of GPU kernels (PTX).\n"
       "Exit codes: 0 equal/ok, 1 different, 2 race/deadlock/UB, 3 unknown, 4 bad input, 5 resource limit\n"
@@ -110,6 +114,14 @@ int main(int argc, char** argv) {
   for (auto& [sub, run] : runners) {
     if (sub->parsed()) {
       try {
+        // Every subcommand has --max-memory; it is enforced here, for the whole process.
+        if (auto* limit = sub->get_option_no_throw("--max-memory"); limit && limit->count() > 0) {
+          auto mib = limit->as<std::uint64_t>();
+          if (mib > 0 && !set_memory_budget(mib))
+            std::cerr << "gpueq " << sub->get_name()
+                      << ": warning: --max-memory is enforced only by the engine's resident-memory "
+                         "check on this C library\n";
+        }
         return run();
       } catch (const std::exception& e) {
         return report_failure(e, sub->get_name());

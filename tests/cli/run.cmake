@@ -98,7 +98,7 @@ expect(parse_many_json 4 "--json reports one file" parse --json tests/ptx/inputs
 # parse lists, per kernel, what gpueq cannot execute (the opcode table's messages), and nothing for
 # a kernel without any.
 expect(parse_unsupported 0
-       "kernel waits .*cannot execute: dp4a \\(2 instructions, first at line 14\\): dp4a \\(four-way byte dot product\\) is not modelled yet\n  cannot execute: bmsk \\(1 instruction, first at line 15\\).*cannot execute: cp\\.async\\.mbarrier\\.arrive .*kernel plain \\(line 22\\)\n  params: x_param \\.u64\n  shared: none\n  instructions: 3\n$"
+       "kernel waits .*cannot execute: dp4a \\(2 instructions, first at line 14\\): dp4a \\(four-way byte dot product\\) is not modelled yet\n  cannot execute: bmsk \\(1 instruction, first at line 15\\).*cannot execute: isspacep .*kernel plain \\(line 22\\)\n  params: x_param \\.u64\n  shared: none\n  instructions: 3\n$"
        parse tests/cli/inputs/unsupported.ptx)
 expect(parse_unsupported_json 0
        "\"unsupported\": \\[\n *\\{\n *\"opcode\": \"dp4a\",\n *\"family\": \"integer ALU\",\n *\"count\": 2,\n *\"line\": 14,"
@@ -186,7 +186,19 @@ expect(run_inputs_wrong_size 4 "x.npy: error: shape \\(1,\\) does not match the 
 expect(run_inputs_missing 4 "cannot open" run ${K}/reduction/v1_vs_v2.pair.json --inputs does/not/exist)
 expect(run_oob 2 "out-of-bounds.*tile\\[128\\]" run ${K}/bugs/stencil_ref_vs_oob.pair.json --side candidate)
 expect(check_single 4 "no pair to check" check ${K}/softmax/softmax_online.kernel.json)
-expect(run_memory_limit 5 "memory limit of 1 MiB exceeded" run ${K}/sgemm/naive_vs_coalesced.pair.json --domain symbolic --max-memory 1)
+# --max-memory counts every heap allocation of the process (examples/gpueq/memory_budget.cpp), in
+# every subcommand and phase: exit 5 with the budget named, never bad input and never a crash.
+set(mem_limit_line "gpueq [a-z]+: error: resource limit: --max-memory [0-9]+ MiB reached: an allocation of [0-9]+ bytes would take the heap to [0-9]+ MiB")
+expect_first(run_memory_limit 5 STDERR "${mem_limit_line}" run ${K}/sgemm/naive_vs_coalesced.pair.json --domain symbolic --max-memory 1)
+expect_first(check_memory_limit 5 STDERR "${mem_limit_line}" check ${K}/sgemm/naive_vs_coalesced.pair.json --max-memory 8)
+expect_first(race_memory_limit 5 STDERR "${mem_limit_line}" race ${K}/sgemm/naive_vs_coalesced.pair.json --max-memory 8)
+expect_first(parse_memory_limit 5 STDERR "${mem_limit_line}" parse ${K}/triton/attention_fwd_sm80_w4.ptx --max-memory 1)
+expect_first(identity_memory_limit 5 STDERR "${mem_limit_line}"
+             identity --max-memory 64 --max-expansion 100000 "(a+b+c+d+e+f)^30"
+             "(a+b+c+d+e+f)^29*a + (a+b+c+d+e+f)^29*b + (a+b+c+d+e+f)^29*c + (a+b+c+d+e+f)^29*d + (a+b+c+d+e+f)^29*e + (a+b+c+d+e+f)^29*f")
+# A budget the job fits in changes nothing.
+expect_first(identity_memory_enough 0 STDOUT "equal \\(normal form\\)" identity --max-memory 64 "(x+1)^2" "x^2 + 2*x + 1")
+expect_first(check_memory_enough 0 STDOUT ".*: equivalent.*" check -q ${K}/sgemm/naive_vs_coalesced.pair.json --max-memory 512)
 # race: both kernels of a pair, or the kernel of a single-kernel spec.
 expect(race_clean 0 "race-free and well-synchronized" race ${K}/softmax/softmax_online.kernel.json)
 expect(race_named 2 "mirror_early_release.ptx \\(candidate\\): racy.*WAR race on shared mirror_early_release::buf"

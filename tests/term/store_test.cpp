@@ -45,6 +45,24 @@ TEST_CASE("constants fold exactly") {
   CHECK(s.apply(term::function::cos, s.zero()) == s.one());
 }
 
+TEST_CASE("constant powers are bounded: the exponent, and the bits of the result") {
+  store s;
+  // 2^4096 has 4097 bits: folded exactly, and (2^64)^64 is the same constant.
+  const term_id big = s.pow(s.constant(2), 4096);
+  REQUIRE(s.is_constant(big));
+  CHECK(s.value_of(big) == support::pow_int(rational(2), 4096));
+  CHECK(s.pow(s.pow(s.constant(2), 64), 64) == big);
+  // An exponent past 4096 at once, or a nested power whose result would pass 2^22 bits
+  // ((2^4096)^4096 has 16,777,217 bits), is a term_error, before any number is built.
+  CHECK_THROWS_AS(s.pow(s.constant(2), 4097), term::term_error);
+  CHECK_THROWS_WITH_AS(s.pow(big, 4096), doctest::Contains("over the limit of 2^22"), term::term_error);
+  // A power of a product's coefficient is bounded the same way: (2^4096 · x)^4096.
+  const term_id x = s.input("x");
+  CHECK_THROWS_AS(s.pow(s.mul(big, x), 4096), term::term_error);
+  // Well inside the bound: (3^1000)^4 = 3^4000.
+  CHECK(s.pow(s.pow(s.constant(3), 1000), 4) == s.pow(s.constant(3), 4000));
+}
+
 TEST_CASE("sums: flatten, sort, merge like terms, drop zeros") {
   store s;
   term_id x = s.input("x"), y = s.input("y");

@@ -170,6 +170,10 @@ def build(out_dir):
                 f.write("\n".join(header) + "\n" + ptx)
             written.append((name, cap))
             print(f"{name}: {md.num_warps} warps, shared {md.shared}, scratch {md.global_scratch_size}")
+            if getattr(md, "tensordesc_meta", None):
+                # What the launcher encodes each host-side CUtensorMap with (swizzle: 0 none, 1 32B,
+                # 2 64B, 3 128B; block_size outermost first): the pair spec's "tensor_maps" follow it.
+                print(f"  tensordesc_meta: {md.tensordesc_meta}")
     return written
 
 

@@ -139,9 +139,14 @@ class decider {
       assignment at = [&](term_id x) { return values.at(x); };
       evaluator<double> quick(s_, at);
       auto a = quick(f), b = quick(g);
-      if (!a || !b) continue;
-      double scale = 1 + std::max(std::abs(*a), std::abs(*b));
-      if (std::abs(*a - *b) <= 1e-9 * scale) continue;
+      if (a && b) {
+        double scale = 1 + std::max(std::abs(*a), std::abs(*b));
+        if (std::abs(*a - *b) <= 1e-9 * scale) continue;
+      } else if (!quick.infinite(f) && !quick.infinite(g)) {
+        continue;  // a domain error at this point
+      }
+      // Either double sees a difference, or a side overflowed double's range (2^4096 against 1):
+      // 50 digits with a far wider exponent range decide.
       evaluator<high_precision> exact(s_, at);
       auto ha = exact(f), hb = exact(g);
       if (!ha || !hb) continue;

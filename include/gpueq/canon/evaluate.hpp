@@ -47,6 +47,15 @@ class evaluator {
     return checked(memo_.at(root));
   }
 
+  // Whether `root` came out ±∞ (an overflow of T's range, not a NaN from a domain error); call
+  // after operator() on the same root.
+  bool infinite(term::term_id root) const {
+    using boost::multiprecision::isinf;
+    using std::isinf;
+    auto it = memo_.find(root);
+    return it != memo_.end() && isinf(it->second);
+  }
+
  private:
   static std::optional<T> checked(const T& v) {
     using boost::multiprecision::isfinite;

@@ -913,6 +913,19 @@ inline term_id store::mul(std::span<const term_id> xs) {
   return r;
 }
 
+// A constant's integer power, bounded twice: |e| ≤ 4096, and about 2^22 bits in the result (the
+// exact domain's limit on one value), so nested powers such as ((2^4096)^4096)^4096 are a
+// term_error (an `unknown` verdict or a parse error) instead of gigabytes of GMP number.
+inline constexpr std::uint64_t max_constant_power_bits = std::uint64_t{1} << 22;
+inline rational bounded_constant_power(const rational& v, std::int64_t e) {
+  if (e > 4096 || e < -4096) throw term_error("constant power too large");
+  const std::uint64_t bits = support::bit_size(v) * static_cast<std::uint64_t>(e < 0 ? -e : e);
+  if (bits > max_constant_power_bits)
+    throw term_error("constant power too large: its value would take about " + std::to_string(bits) +
+                     " bits, over the limit of 2^22");
+  return support::pow_int(v, e);
+}
+
 inline void store::collect_factor(term_id x, std::int64_t e, small_rational& c, int& infinity_sign,
                                   int& infinities, std::vector<product_item>& out,
                                   std::vector<term_id>& exponents) {
@@ -921,8 +934,7 @@ inline void store::collect_factor(term_id x, std::int64_t e, small_rational& c, 
     case kind::constant: {
       const rational& v = constants_[n.payload];
       if (v == 0 && e < 0) throw term_error("division by zero");
-      if (e > 4096 || e < -4096) throw term_error("constant power too large");
-      c *= small_rational(support::pow_int(v, e));
+      c *= small_rational(bounded_constant_power(v, e));
       return;
     }
     case kind::pos_inf:
@@ -937,8 +949,7 @@ inline void store::collect_factor(term_id x, std::int64_t e, small_rational& c, 
     case kind::mul:
       if (n.count / 2 <= options_.flatten_limit) {
         if (e != 1) {
-          if (e > 4096 || e < -4096) throw term_error("constant power too large");
-          c *= small_rational(support::pow_int(constants_[n.payload], e));
+          c *= small_rational(bounded_constant_power(constants_[n.payload], e));
         } else {
           c *= small_rational(constants_[n.payload]);
         }
@@ -962,8 +973,7 @@ inline void store::collect_factor(term_id x, std::int64_t e, small_rational& c, 
       if (n.count / 2 <= options_.flatten_limit) {
         const rational k = constants_[*slots_.at(n.first)];  // a copy: scale() may grow constants_
         if (k != 1) {
-          if (e > 4096 || e < -4096) throw term_error("constant power too large");
-          c *= small_rational(support::pow_int(k, e));
+          c *= small_rational(bounded_constant_power(k, e));
           x = scale(rational(1) / k, x);
         }
       }
