@@ -122,4 +122,59 @@ inline std::string exchange_with(const std::string& from, const std::string& to,
   return s.replace(at, from.size(), to);
 }
 
+// A multicast bulk copy in a 2-CTA cluster of 32 threads each: each CTA's thread 0 initializes its
+// own mbarrier `bar` (count 1), fences the init for the cluster, and after a cluster barrier arms
+// it with the 128 bytes it will receive; rank 0's thread 0 then copies x[0..32) into `buf` of both
+// CTAs (ctaMask 3), completing the bytes on each CTA's `bar`. Every thread waits on its own CTA's
+// phase 0 and stores buf[tid] * (rank + 1) to y[rank * 32 + tid], so y[32 r + i] = (r + 1) x[i];
+// a second cluster barrier keeps both CTAs' shared memory alive until every read is done.
+inline constexpr const char* multicast = R"(
+.visible .entry multicast(.param .u64 y, .param .u64 x)
+{
+  .reg .pred %p<5>;
+  .reg .b16 %rs<2>;
+  .reg .b32 %r<12>;
+  .reg .f32 %f<4>;
+  .reg .b64 %rd<8>;
+  .shared .align 128 .b8 buf[128];
+  .shared .align 8 .b64 bar;
+  ld.param.u64 %rd1, [y];
+  ld.param.u64 %rd2, [x];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %cluster_ctarank;
+  mov.u32 %r3, bar;
+  mov.u32 %r4, buf;
+  setp.ne.u32 %p1, %r1, 0;
+  @!%p1 mbarrier.init.shared::cta.b64 [%r3], 1;
+  @!%p1 fence.mbarrier_init.release.cluster;
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  @!%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r3], 128;
+  setp.ne.u32 %p2, %r2, 0;
+  or.pred %p3, %p1, %p2;
+  @%p3 bra WAIT;
+  mov.u16 %rs1, 3;
+  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%r4], [%rd2], 128, [%r3], %rs1;
+WAIT:
+  mbarrier.try_wait.parity.shared::cta.b64 %p4, [%r3], 0;
+  @!%p4 bra WAIT;
+  shl.b32 %r5, %r1, 2;
+  add.s32 %r6, %r4, %r5;
+  ld.shared.f32 %f1, [%r6];
+  add.s32 %r7, %r2, 1;
+  cvt.rn.f32.u32 %f2, %r7;
+  mul.f32 %f3, %f1, %f2;
+  shl.b32 %r8, %r2, 5;
+  add.s32 %r9, %r8, %r1;
+  mul.wide.u32 %rd3, %r9, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  st.global.f32 [%rd4], %f3;
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  ret;
+}
+)";
+
 }  // namespace cluster_kernels

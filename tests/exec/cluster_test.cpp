@@ -13,6 +13,8 @@
 using namespace exec_test;
 using cluster_kernels::exchange;
 using cluster_kernels::remote_arrive;
+using cluster_kernels::exchange_with;
+using cluster_kernels::multicast;
 
 #define DOMAINS exec::float32_domain, exec::exact_domain, exec::symbolic_domain
 
@@ -308,5 +310,41 @@ TEST_CASE("cluster launches and instructions gpueq refuses, with the reason") {
                   err.message);
     CHECK_MESSAGE(contains(err.message, "[cluster barrier 0 generation 1: 32 registered, all live threads expected]"), err.message);
     CHECK_MESSAGE(contains(err.message, "[barrier 0 of cluster CTA rank 1 generation 1"), err.message);
+  }
+}
+
+TEST_CASE_TEMPLATE("a multicast bulk copy lands in every CTA of its ctaMask and completes on each one's mbarrier", D,
+                   exec::float32_domain, exec::exact_domain, exec::symbolic_domain) {
+  auto k = load(multicast, "multicast.ptx");
+  exec::launch l = cluster_launch({2, 1, 1}, {32, 1, 1}, {2, 1, 1}, {0, 0, 0}, {out_f32("y", 64), in_f32("x", 32)});
+  fixture<D> f(iota_plus_one());
+  auto r = run(*k, l, f.d);
+  REQUIRE_MESSAGE(!r.error, r.error->message);
+  // x[i] = i + 1: y[32 r + i] = (r + 1)(i + 1).
+  for (std::uint32_t rank = 0; rank < 2; ++rank)
+    for (std::uint32_t i = 0; i < 32; ++i) {
+      CAPTURE(rank);
+      CAPTURE(i);
+      CHECK(f.at(*r.out["y"][32 * rank + i], l) == rat(static_cast<long long>((rank + 1) * (i + 1))));
+    }
+}
+
+TEST_CASE("a multicast ctaMask naming a rank outside the cluster, or rank 1 left out, is an error") {
+  exec::launch l = cluster_launch({2, 1, 1}, {32, 1, 1}, {2, 1, 1}, {0, 0, 0}, {out_f32("y", 64), in_f32("x", 32)});
+  fixture<exec::exact_domain> f(iota_plus_one());
+  {
+    std::string text = exchange_with("  mov.u16 %rs1, 3;\n", "  mov.u16 %rs1, 5;\n", multicast);
+    REQUIRE(!text.empty());
+    auto k = load(text, "mask.ptx");
+    auto e = expect_error(*k, l, f.d);
+    CHECK(e.kind == exec::error_kind::out_of_bounds);
+    CHECK_MESSAGE(contains(e.message, "the multicast ctaMask 0x5 names CTA rank 2, outside the cluster of 2"), e.message);
+  }
+  {  // Only rank 0 receives: rank 1's mbarrier waits for 128 bytes that never come.
+    std::string text = exchange_with("  mov.u16 %rs1, 3;\n", "  mov.u16 %rs1, 1;\n", multicast);
+    auto k = load(text, "mask.ptx");
+    auto e = expect_error(*k, l, f.d);
+    CHECK(e.kind == exec::error_kind::deadlock);
+    CHECK_MESSAGE(contains(e.message, "128 transaction bytes pending"), e.message);
   }
 }

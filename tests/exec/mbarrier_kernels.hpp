@@ -185,4 +185,57 @@ inline std::string transaction(unsigned completed) {
   return s;
 }
 
+// cp.async tracked by an mbarrier (cp.async.mbarrier.arrive): 64 threads each copy x[t] to buf[t]
+// with cp.async and hand the copy to the mbarrier `bar` (count 64), wait on its phase 0 and store
+// buf[63 - t] to y[t], so y[t] = x[63 - t]. The variants (by the ARRIVE and WAIT lines):
+// - `noinc`: `cp.async.mbarrier.arrive.noinc` is one of the 64 arrivals;
+// - `inc`: without .noinc the pending count goes up before the asynchronous arrive and down after
+//   it, so each thread also arrives itself (mbarrier.arrive);
+// - `inc_no_arrive`: without .noinc and without the thread's own arrive nobody completes phase 0;
+// - `bar_sync`: .noinc, but the readers wait with bar.sync, which does not wait for the copies.
+enum class tracked_variant { noinc, inc, inc_no_arrive, bar_sync };
+inline std::string cp_async_tracked(tracked_variant v) {
+  const bool noinc = v == tracked_variant::noinc || v == tracked_variant::bar_sync;
+  std::string arrive = noinc ? "  cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%r2];\n"
+                             : "  cp.async.mbarrier.arrive.shared.b64 [%r2];\n";
+  if (v == tracked_variant::inc) arrive += "  mbarrier.arrive.shared::cta.b64 %rd6, [%r2];\n";
+  std::string wait = v == tracked_variant::bar_sync ? "  bar.sync 0;\n"
+                                                    : "WAIT:\n"
+                                                      "  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r2], 0;\n"
+                                                      "  @!%p2 bra WAIT;\n";
+  return R"(
+.visible .entry tracked(.param .u64 y_param, .param .u64 x_param)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<12>;
+  .reg .f32 %f<2>;
+  .reg .b64 %rd<8>;
+  .shared .align 8 .b64 bar;
+  .shared .align 4 .f32 buf[64];
+  ld.param.u64 %rd1, [y_param];
+  ld.param.u64 %rd2, [x_param];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, bar;
+  mov.u32 %r3, buf;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra INIT_DONE;
+  mbarrier.init.shared::cta.b64 [%r2], 64;
+INIT_DONE:
+  bar.sync 0;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  shl.b32 %r4, %r1, 2;
+  add.s32 %r5, %r3, %r4;
+  cp.async.ca.shared.global [%r5], [%rd4], 4;
+)" + arrive + wait + R"(  sub.u32 %r6, 63, %r1;
+  shl.b32 %r7, %r6, 2;
+  add.s32 %r8, %r3, %r7;
+  ld.shared.f32 %f1, [%r8];
+  add.s64 %rd5, %rd1, %rd3;
+  st.global.f32 [%rd5], %f1;
+  ret;
+}
+)";
+}
+
 }  // namespace mbarrier_kernels

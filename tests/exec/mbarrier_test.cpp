@@ -218,3 +218,27 @@ TEST_CASE_TEMPLATE("arrive_drop lowers later phases' count; expect_tx, complete_
                 e.message);
   CHECK_MESSAGE(contains(e.message, "mbarrier mb[0] (shared byte 0) was invalidated"), e.message);
 }
+
+TEST_CASE_TEMPLATE("cp.async.mbarrier.arrive: the copies land before the asynchronous arrive, with and without .noinc", D,
+                   DOMAINS) {
+  const exec::launch l = one_cta(64, {out_f32("y", 64), in_f32("x", 64)});
+  for (auto v : {tracked_variant::noinc, tracked_variant::inc}) {
+    CAPTURE(static_cast<int>(v));
+    auto k = load(cp_async_tracked(v), "tracked.ptx");
+    fixture<D> f(iota_plus_one());
+    auto r = run(*k, l, f.d);
+    REQUIRE_MESSAGE(!r.error, r.error->message);
+    // x[j] = j + 1, so y[t] = x[63 - t] = 64 - t.
+    for (std::uint32_t t = 0; t < 64; ++t) CHECK(f.at(*r.out["y"][t], l) == rat(64 - static_cast<long long>(t)));
+  }
+}
+
+TEST_CASE("cp.async.mbarrier.arrive without .noinc is no arrival: without the threads' own arrives, a deadlock") {
+  const exec::launch l = one_cta(64, {out_f32("y", 64), in_f32("x", 64)});
+  std::string text = cp_async_tracked(tracked_variant::inc_no_arrive);
+  auto k = load(text, "tracked.ptx");
+  fixture<exec::exact_domain> f(iota_plus_one());
+  auto e = expect_error(*k, l, f.d);
+  CHECK(e.kind == exec::error_kind::deadlock);
+  CHECK_MESSAGE(contains(e.message, "mbarrier bar[0] (shared byte 0) phase 0: 64 of 64 arrivals pending"), e.message);
+}

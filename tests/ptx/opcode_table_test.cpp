@@ -54,7 +54,7 @@ TEST_CASE("every opcode table row: its spelling finds it, it has a family, an un
 }
 
 TEST_CASE("unsupported_instructions: per opcode, in order of first use, with its count, first line and message") {
-  // Valid for ptxas -arch=sm_80 (dp4a and cp.async.mbarrier.arrive are sm_80 instructions).
+  // Valid for ptxas -arch=sm_80 (dp4a is an sm_80 instruction).
   const std::string text = R"(.version 8.0
 .target sm_80
 .address_size 64
@@ -69,7 +69,7 @@ TEST_CASE("unsupported_instructions: per opcode, in order of first use, with its
   dp4a.u32.u32 %r2, %r1, %r1, %r1;
   bmsk.clamp.b32 %r3, %r1, 4;
   @%p1 dp4a.u32.u32 %r2, %r1, %r1, 7;
-  cp.async.mbarrier.arrive.shared.b64 [%r1];
+  isspacep.shared %p1, %rd1;
   add.s32 %r2, %r1, 8;
   ret;
 }
@@ -93,9 +93,9 @@ TEST_CASE("unsupported_instructions: per opcode, in order of first use, with its
   CHECK(list[1].op == ptx::opcode::bmsk);
   CHECK(list[1].count == 1);
   CHECK(list[1].first_line == 13);
-  CHECK(list[2].op == ptx::opcode::cp_async_mbarrier_arrive);
+  CHECK(list[2].op == ptx::opcode::isspacep);
   CHECK(list[2].first_line == 15);
-  CHECK(list[2].message == ptx::unsupported_message(ptx::opcode::cp_async_mbarrier_arrive));
+  CHECK(list[2].message == ptx::unsupported_message(ptx::opcode::isspacep));
 
   CHECK(ptx::unsupported_instructions(m, m.functions[1]).empty());
 }

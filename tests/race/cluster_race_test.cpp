@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 using namespace exec_test;
 using namespace cluster_kernels;
@@ -40,13 +41,15 @@ struct recording_context : race::context {
   }
 };
 
-cluster_run run_cluster(std::string text, bool remote = false) {
+// remote: 32 threads per CTA (else 64); `tensors` replaces the exchange kernels' bindings.
+cluster_run run_cluster(std::string text, bool remote = false, std::vector<exec::tensor_binding> tensors = {}) {
   cluster_run r;
   REQUIRE(!text.empty());
   r.text = std::move(text);
   r.k = load(r.text, "exchange.ptx");
-  exec::launch l = remote ? one_cta(1, {out_int("y", 32)})
-                          : one_cta(1, {out_f32("y", 128), in_f32("x", 128), out_int("r", 256)});
+  exec::launch l = !tensors.empty() ? one_cta(1, std::move(tensors))
+                   : remote         ? one_cta(1, {out_int("y", 32)})
+                                    : one_cta(1, {out_f32("y", 128), in_f32("x", 128), out_int("r", 256)});
   l.grid = {2, 1, 1};
   l.block = {remote ? 32u : 64u, 1, 1};
   l.cluster = {2, 1, 1};
@@ -147,4 +150,20 @@ TEST_CASE("a store to another CTA's shared memory after the remote arrive races 
   const bool raw = find(r, race::race_kind::raw, "st.shared::cluster.u32 [%r8], %r7;", "ld.shared.u32 %r10, [%r6];");
   const bool war = find(r, race::race_kind::war, "ld.shared.u32 %r10, [%r6];", "st.shared::cluster.u32 [%r8], %r7;");
   CHECK_MESSAGE((raw || war), listing(r));
+}
+
+TEST_CASE("a multicast copy is ordered before each CTA's reads by that CTA's mbarrier; without the wait, a race") {
+  auto ok = run_cluster(multicast, true, {out_f32("y", 64), in_f32("x", 32)});
+  REQUIRE_MESSAGE(!ok.error, ok.error->message);
+  CHECK_MESSAGE(ok.report.races.empty(), listing(ok));
+  // Nobody waits: the reads of buf race with the copy's writes (one group for the line pair).
+  auto r = run_cluster(exchange_with("WAIT:\n  mbarrier.try_wait.parity.shared::cta.b64 %p4, [%r3], 0;\n  @!%p4 bra WAIT;\n",
+                                     "WAIT:\n", multicast),
+                       true, {out_f32("y", 64), in_f32("x", 32)});
+  REQUIRE_MESSAGE(!r.error, r.error->message);
+  const char* copy =
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%r4], [%rd2], 128, [%r3], %rs1;";
+  const race::race_group* g = find(r, race::race_kind::raw, copy, "ld.shared.f32 %f1, [%r6];");
+  REQUIRE_MESSAGE(g != nullptr, listing(r));
+  CHECK(r.regions.at(g->example.region).starts_with("buf@rank"));
 }

@@ -25,18 +25,21 @@ struct ring_run {
   std::optional<exec::run_error> error;
 };
 
-ring_run run_ring(std::string text) {
+ring_run run_kernel(std::string text, const exec::launch& l) {
   ring_run r;
   REQUIRE(!text.empty());
   r.text = std::move(text);
   r.k = load(r.text, "ring.ptx");
-  exec::launch l = one_cta(64, {out_f32("y", 32), in_f32("x", 128)});
   fixture<exec::exact_domain> f([](std::string_view, std::uint64_t e) { return rat(static_cast<long long>(e)); });
   race::context ctx;
   auto o = run(*r.k, l, f.d, &ctx);
   r.error = o.error;
   r.report = ctx.result();
   return r;
+}
+
+ring_run run_ring(std::string text) {
+  return run_kernel(std::move(text), one_cta(64, {out_f32("y", 32), in_f32("x", 128)}));
 }
 
 // The PTX line of an instruction index of the run's kernel.
@@ -143,4 +146,20 @@ TEST_CASE("the race context keeps a polled generation's clock for waiters that c
   CHECK(ctx.result().races.size() == 2);
   // No barrier diagnostics: a polled generation completed by arrivals alone is how mbarriers work.
   CHECK(ctx.result().barriers.empty());
+}
+
+TEST_CASE("cp.async handed to an mbarrier: waiters are ordered after the copies, bar.sync readers race with them") {
+  const exec::launch l = one_cta(64, {out_f32("y", 64), in_f32("x", 64)});
+  for (auto v : {tracked_variant::noinc, tracked_variant::inc}) {
+    auto r = run_kernel(cp_async_tracked(v), l);
+    REQUIRE_MESSAGE(!r.error, r.error->message);
+    CHECK_MESSAGE(r.report.races.empty(), listing(r));
+  }
+  // bar.sync does not wait for cp.async copies: the read of buf[63 - t] races with thread
+  // 63 - t's copy, a write of its asynchronous agent.
+  auto r = run_kernel(cp_async_tracked(tracked_variant::bar_sync), l);
+  REQUIRE_MESSAGE(!r.error, r.error->message);
+  CHECK_MESSAGE(find(r, race::race_kind::raw, "cp.async.ca.shared.global [%r5], [%rd4], 4;", "ld.shared.f32 %f1, [%r8];") !=
+                    nullptr,
+                listing(r));
 }

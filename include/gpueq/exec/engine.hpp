@@ -822,6 +822,7 @@ class engine {
       case op::st: return store(t, x, pc);
       case op::atom: case op::red: return atomic(t, x, pc);
       case op::cp_async: return cp_async(t, x, pc);
+      case op::cp_async_mbarrier_arrive: return cp_async_mbarrier_arrive(t, x, pc);
       case op::mapa: case op::getctarank: return cluster_address(t, x);
       case op::mbarrier_init: case op::mbarrier_inval: case op::mbarrier_arrive: case op::mbarrier_arrive_drop:
       case op::mbarrier_expect_tx: case op::mbarrier_complete_tx: case op::mbarrier_pending_count:
@@ -981,6 +982,7 @@ class engine {
   // async_copy.hpp
   void cp_async(std::uint32_t t, const xinstr& x, std::uint32_t pc);
   void cp_async_wait(std::uint32_t t, std::uint64_t keep, bool all);
+  void cp_async_mbarrier_arrive(std::uint32_t t, const xinstr& x, std::uint32_t pc);
   // bulk_copy.hpp: the async proxy (TMA, bulk copies, proxy fences, tensor maps in memory)
   struct bulk_pending {  // a bulk-group copy not yet retired by wait_group
     std::uint64_t group;
@@ -1000,7 +1002,7 @@ class engine {
   void bulk_copy(std::uint32_t t, const xinstr& x, std::uint32_t pc);
   void bulk_move(std::uint32_t t, std::uint32_t agent, std::uint32_t pc, const place& from, const place& to,
                  std::uint32_t width, bool reduce, rkind k);
-  void bulk_complete_tx(std::uint32_t t, std::uint32_t agent, const xoperand& a, std::uint32_t pc, std::uint64_t tx);
+  void bulk_complete_tx(std::uint32_t t, std::uint32_t agent, address_value addr, std::uint32_t pc, std::uint64_t tx);
   void bulk_wait(std::uint32_t t, const xinstr& x, std::uint32_t pc);
   void tensormap_op(std::uint32_t t, const xinstr& x, std::uint32_t pc);
   // barrier.hpp

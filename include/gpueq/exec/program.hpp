@@ -248,7 +248,7 @@ inline const boost::unordered_flat_map<std::string_view, modifier_meaning>& modi
     for (std::string_view s : {".relaxed", ".acquire", ".release", ".acq_rel", ".sc", ".weak", ".cta", ".gpu", ".sys",
                                ".cluster", ".cs", ".lu", ".cv", ".wb", ".wt", ".L1::evict_last", ".L1::evict_first",
                                ".L1::no_allocate", ".L2::64B", ".L2::128B", ".L2::256B", ".L2::cache_hint",
-                               ".L1::evict_normal", ".L1::evict_unchanged", ".noinc",
+                               ".L1::evict_normal", ".L1::evict_unchanged",
                                // fence.mbarrier_init orders an mbarrier's init for the cluster's
                                // other CTAs; within one CTA the barrier after the init does.
                                ".mbarrier_init"})

@@ -173,8 +173,7 @@ inline constexpr opcode_trait own_modifiers{collective_kind::none, true};
   X(cp_async_commit_group, "cp.async.commit_group", 0, 0, async_copy, supported)                                     \
   X(cp_async_wait_group, "cp.async.wait_group", 1, 1, async_copy, supported)                                         \
   X(cp_async_wait_all, "cp.async.wait_all", 0, 0, async_copy, supported)                                             \
-  X(cp_async_mbarrier_arrive, "cp.async.mbarrier.arrive", 1, 1, async_copy,                                          \
-    unsupported("cp.async.mbarrier.arrive (cp.async completion tracked by an mbarrier) is not modelled yet"))        \
+  X(cp_async_mbarrier_arrive, "cp.async.mbarrier.arrive", 1, 1, async_copy, supported | own_modifiers)             \
   X(cp_async_bulk, "cp.async.bulk", 3, 5, async_copy, supported | own_modifiers)                                    \
   X(cp_async_bulk_tensor, "cp.async.bulk.tensor", 2, 6, async_copy, supported | own_modifiers)                      \
   X(cp_reduce_async_bulk, "cp.reduce.async.bulk", 2, 5, async_copy, supported | own_modifiers)                      \

@@ -1,7 +1,7 @@
 // Asynchronous copies (semantics of engine<D, O>, declared in exec/engine.hpp): cp.async reads
 // global memory when it executes and its shared-memory writes land, as observed writes, at the
 // cp.async.wait_group/wait_all that covers their commit group (commit_group is a counter in the
-// engine's execute).
+// engine's execute), or at a cp.async.mbarrier.arrive that hands them to an mbarrier.
 #pragma once
 
 #include <gpueq/exec/engine.hpp>
@@ -61,6 +61,37 @@ inline void engine<D, O>::cp_async_wait(std::uint32_t t, std::uint64_t keep, boo
     r.store(c.offset, c.width, std::move(c.v));
   }
   cs = std::move(rest);
+}
+
+// cp.async.mbarrier.arrive{.noinc}.shared{::cta}.b64 [mbar] (PTX ISA, "cp.async.mbarrier.arrive"):
+// the mbarrier tracks every cp.async the thread issued before it, committed to a group or not;
+// once they are complete an arrive-on operation takes place on the object. Without .noinc the
+// pending count first goes up by one, so that arrive-on changes no count (the thread arrives
+// itself, as a rule); with .noinc it is one of the phase's expected arrivals.
+// Semantic choice: the copies complete here, the schedule in which they are fast, as writes of
+// the thread's asynchronous agent (the one TMA copies use, semantics/bulk_copy.hpp), which first
+// acquires the thread's clock; the agent's arrive-on releases into the current phase. So a thread
+// that waits on the phase reads them ordered, a thread that only passes a bar.sync races with
+// them (bar.sync does not wait for cp.async), and a later cp.async.wait_group of this thread has
+// none of them left to land. Not modelled: the agent is ordered after all the thread did up to
+// this instruction, not only up to each copy's issue (an access of the destination between the
+// two is not a race here); a cp.async.wait_all that should order them for the thread itself.
+template <value_domain D, observer O>
+inline void engine<D, O>::cp_async_mbarrier_arrive(std::uint32_t t, const xinstr& x, std::uint32_t pc) {
+  const std::uint32_t agent = n_ + t;
+  auto [key, m] = mbarrier_at(t, x, x.ops[0], pc, access_kind::atomic);
+  async_issue(t, pc, false);
+  for (auto& c : copies_[t]) {
+    region<real>& r = regions_[c.region];
+    observe(agent, place{&r, c.region, c.offset}, c.width, access_kind::write, c.instruction, identity_of(c.v));
+    r.store(c.offset, c.width, std::move(c.v));
+  }
+  copies_[t].clear();
+  mbarrier_register(agent, key, m, pc);
+  if (has_mod(x, ".noinc")) {  // the phase's pending count is at least 1 until it completes
+    --m.pending;
+    mbarrier_try_complete(key, m);
+  }
 }
 
 }  // namespace gpueq::exec

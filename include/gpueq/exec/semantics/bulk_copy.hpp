@@ -21,8 +21,12 @@
 //   registers on `async_done`, which the thread's cp.async.bulk.wait_group acquires.
 // - fence.proxy.async registers the thread on its `proxy_fence`; the other proxy fences
 //   (.tensormap::generic, .alias) order nothing that gpueq models and have no effect.
-// - Not modelled, refused with a message: multicast (clusters), the im2col modes, prefetch of
-//   tensors into L2 (cp.async.bulk.prefetch), reductions other than .add.
+// - Multicast (.multicast::cluster, a load into shared memory with an mbarrier, in a cluster run):
+//   the copy lands at the same CTA-relative offset in the shared memory of every CTA its ctaMask
+//   names, and completes its bytes on the mbarrier at the same offset in each of those CTAs (PTX
+//   ISA, cp.async.bulk(.tensor)); one agent, the issuing thread's, makes every destination's writes.
+// - Not modelled, refused with a message: the im2col modes, prefetch of tensors into L2
+//   (cp.async.bulk.prefetch), reductions other than .add.
 #pragma once
 
 #include <gpueq/exec/engine.hpp>
@@ -49,6 +53,7 @@ inline bool engine<D, O>::uses_async_proxy() const {
   using op = ptx::opcode;
   for (const xinstr& x : p_.code)
     if (x.op == op::cp_async_bulk || x.op == op::cp_async_bulk_tensor || x.op == op::cp_reduce_async_bulk ||
+        x.op == op::cp_async_mbarrier_arrive ||
         (x.op == op::fence && has_mod(x, ".proxy")))
       return true;
   return false;
@@ -151,11 +156,10 @@ inline void engine<D, O>::bulk_move(std::uint32_t t, std::uint32_t agent, std::u
   to.r->store(to.offset, width, std::move(v));
 }
 
-// The agent's complete_tx of `bytes` on the mbarrier at operand a (a load's landing).
+// The agent's complete_tx of `bytes` on the mbarrier at `addr` (a load's landing).
 template <value_domain D, observer O>
-inline void engine<D, O>::bulk_complete_tx(std::uint32_t t, std::uint32_t agent, const xoperand& a,
+inline void engine<D, O>::bulk_complete_tx(std::uint32_t t, std::uint32_t agent, address_value addr,
                                            std::uint32_t pc, std::uint64_t tx) {
-  address_value addr = effective_address(t, a);
   check_alignment(t, addr.at, 8);
   place p = locate(t, ptx::state_space::shared, addr, 8);
   if (p.index == ~0u || p.r->space != memory_space::shared)
@@ -187,15 +191,14 @@ inline void engine<D, O>::bulk_copy(std::uint32_t t, const xinstr& x, std::uint3
   bool tensor = x.op == op::cp_async_bulk_tensor || (x.op == op::cp_reduce_async_bulk && has_mod(x, ".tensor"));
   bool reduce = x.op == op::cp_reduce_async_bulk;
   std::uint32_t dims = 0;
-  bool with_mbarrier = false, bulk_group = false;
+  bool with_mbarrier = false, bulk_group = false, multicast = false;
   for (std::uint32_t id : x.unknown_mods) {
     std::string_view m = p_.str(id);
     if (m.size() == 3 && m[0] == '.' && m[1] >= '1' && m[1] <= '5' && m[2] == 'd') dims = static_cast<std::uint32_t>(m[1] - '0');
     else if (m == ".mbarrier::complete_tx::bytes") with_mbarrier = true;
     else if (m == ".bulk_group") bulk_group = true;
     else if (m == ".tile" || m == ".tensor") continue;
-    else if (m == ".multicast::cluster")
-      fail_at(error_kind::unsupported, t, "multicast copies (.multicast::cluster) are not modelled: gpueq runs one CTA, not a cluster");
+    else if (m == ".multicast::cluster") multicast = true;
     else if (m.starts_with(".im2col"))
       fail_at(error_kind::unsupported, t, "the im2col tensor copy modes are not modelled (tile mode only)");
     else fail_at(error_kind::unsupported, t, "modifier " + std::string(m));
@@ -206,7 +209,36 @@ inline void engine<D, O>::bulk_copy(std::uint32_t t, const xinstr& x, std::uint3
   if (with_mbarrier == bulk_group)
     fail_at(error_kind::unsupported, t, "a bulk copy completes through an mbarrier or a bulk group, one of them");
   if (reduce && to_shared) fail_at(error_kind::unsupported, t, "bulk reductions into shared memory are not modelled");
+  if (multicast && (!to_shared || !with_mbarrier || reduce))
+    fail_at(error_kind::unsupported, t, "multicast is a copy into shared memory completed on an mbarrier");
   async_issue(t, pc, from_shared);
+
+  // Where a load lands: its destination and mbarrier, or with multicast the same CTA-relative
+  // offsets in each CTA of the ctaMask (the operand after the mbarrier).
+  struct destination {
+    address_value dst, mbar;
+  };
+  std::vector<destination> dests;
+  const xoperand& dst_op = tensor ? (to_shared ? x.ops[0] : x.ops[1]) : x.ops[0];
+  const std::size_t mbar_index = tensor ? 2 : 3;
+  if (with_mbarrier && x.ops.size() <= mbar_index) fail_at(error_kind::unsupported, t, "a bulk copy without its mbarrier operand");
+  dests.push_back({effective_address(t, dst_op), with_mbarrier ? effective_address(t, x.ops[mbar_index]) : address_value{}});
+  if (multicast) {
+    if (x.ops.size() <= mbar_index + 1) fail_at(error_kind::unsupported, t, "a multicast copy without its ctaMask operand");
+    const std::uint64_t mask = to_bits(read(t, x.ops[mbar_index + 1]), t) & 0xffffu;
+    const std::uint64_t offset_bits = (std::uint64_t{1} << rank_shift) - 1;
+    const address_value d0 = dests[0].dst, m0 = dests[0].mbar;
+    dests.clear();
+    for (std::uint32_t r = 0; r < 16; ++r) {
+      if (!(mask >> r & 1)) continue;
+      if (r >= cluster_ctas_)
+        fail_at(error_kind::out_of_bounds, t,
+                "the multicast ctaMask 0x" + hex(mask) + " names CTA rank " + std::to_string(r) + ", outside the cluster of " +
+                    std::to_string(cluster_ctas_));
+      const std::uint64_t rank_bits = std::uint64_t{r + 1} << rank_shift;
+      dests.push_back({{(d0.at & offset_bits) | rank_bits, d0.provenance}, {(m0.at & offset_bits) | rank_bits, m0.provenance}});
+    }
+  }
 
   std::uint64_t tx_bytes = 0;  // what the copy completes on its mbarrier
   if (tensor) {
@@ -230,25 +262,27 @@ inline void engine<D, O>::bulk_copy(std::uint32_t t, const xinstr& x, std::uint3
       case tma::element_type::tf32_ftz: k = rkind::f32; break;
       default: break;
     }
-    address_value s = effective_address(t, box);
     try {
       tma::box_shape shape = tma::shape(map);
-      place base = locate(t, ptx::state_space::shared, s, static_cast<std::uint32_t>(shape.shared_bytes));
-      const std::uint32_t w = shape.element_bytes;
-      const auto shared_address = static_cast<std::uint32_t>(base.r->base + base.offset);
-      tma::for_each_element(map, coords, shared_address, [&](const tma::element& e) {
-        place sh{base.r, base.index, base.offset + e.shared_offset};
-        if (!e.in_bounds) {
-          if (!to_shared) return;  // a store or reduction skips elements outside the tensor
-          value fill = value::of_bits(tma::fill_bits(map));
-          observe(agent, sh, w, access_kind::write, pc, identity_of(fill));
-          sh.r->store(sh.offset, w, std::move(fill));
-          return;
-        }
-        place gl = locate(t, ptx::state_space::global, {map.global_address + e.global_offset, 0}, w);
-        if (to_shared) bulk_move(t, agent, pc, gl, sh, w, false, k);
-        else bulk_move(t, agent, pc, sh, gl, w, reduce, k);
-      });
+      for (const destination& dest : dests) {
+        address_value s = to_shared ? dest.dst : effective_address(t, box);
+        place base = locate(t, ptx::state_space::shared, s, static_cast<std::uint32_t>(shape.shared_bytes));
+        const std::uint32_t w = shape.element_bytes;
+        const auto shared_address = static_cast<std::uint32_t>(base.r->base + base.offset);
+        tma::for_each_element(map, coords, shared_address, [&](const tma::element& e) {
+          place sh{base.r, base.index, base.offset + e.shared_offset};
+          if (!e.in_bounds) {
+            if (!to_shared) return;  // a store or reduction skips elements outside the tensor
+            value fill = value::of_bits(tma::fill_bits(map));
+            observe(agent, sh, w, access_kind::write, pc, identity_of(fill));
+            sh.r->store(sh.offset, w, std::move(fill));
+            return;
+          }
+          place gl = locate(t, ptx::state_space::global, {map.global_address + e.global_offset, 0}, w);
+          if (to_shared) bulk_move(t, agent, pc, gl, sh, w, false, k);
+          else bulk_move(t, agent, pc, sh, gl, w, reduce, k);
+        });
+      }
       tx_bytes = shape.transaction_bytes;
     } catch (const tma::map_error& e) {
       fail_at(e.which() == tma::map_error::kind::invalid ? error_kind::out_of_bounds : error_kind::unsupported, t,
@@ -256,39 +290,42 @@ inline void engine<D, O>::bulk_copy(std::uint32_t t, const xinstr& x, std::uint3
     }
   } else {
     // [dst], [src], size {, [mbar]}: size bytes, a multiple of 16, both addresses 16-byte aligned.
-    address_value d = effective_address(t, x.ops[0]), s = effective_address(t, x.ops[1]);
+    address_value s = effective_address(t, x.ops[1]);
     const std::uint64_t size = to_bits(read(t, x.ops[2]), t) & 0xffffffffu;
     if (size % 16 != 0) fail_at(error_kind::misaligned, t, "a bulk copy's size, " + std::to_string(size) + " bytes, is not a multiple of 16");
-    check_alignment(t, d.at, 16);
     check_alignment(t, s.at, 16);
     const auto n = static_cast<std::uint32_t>(size);
-    place to = locate(t, spaces[0], d, n), from = locate(t, spaces[1], s, n);
-    // In pieces: a reduction's elements (its type), else the cells the source holds (a value a
-    // kernel stored whole is moved whole, so symbolic data needs no splitting), or a tensor's
-    // elements where nothing was stored.
-    rkind k = rkind_of(x.type).value_or(rkind::integer);
-    const std::uint32_t typed = reduce ? exec::bytes(x.type) : 0;
-    if (reduce && (typed == 0 || size % typed != 0))
-      fail_at(error_kind::unsupported, t, "a bulk reduction whose size is not a multiple of its elements");
-    for (std::uint64_t off = 0; off < size;) {
-      std::uint32_t w = typed;
-      if (!w) {
-        const std::uint64_t at = from.offset + off;
-        w = std::max<std::uint32_t>(1, std::min<std::uint32_t>(8, from.r->element_bytes));
-        if (std::uint32_t slot = from.r->slot(at)) {
-          const auto& sv = from.r->value(slot);
-          w = sv.offset == at && sv.width <= size - off ? sv.width : 1;
+    place from = locate(t, spaces[1], s, n);
+    for (const destination& dest : dests) {
+      check_alignment(t, dest.dst.at, 16);
+      place to = locate(t, spaces[0], dest.dst, n);
+      // In pieces: a reduction's elements (its type), else the cells the source holds (a value a
+      // kernel stored whole is moved whole, so symbolic data needs no splitting), or a tensor's
+      // elements where nothing was stored.
+      rkind k = rkind_of(x.type).value_or(rkind::integer);
+      const std::uint32_t typed = reduce ? exec::bytes(x.type) : 0;
+      if (reduce && (typed == 0 || size % typed != 0))
+        fail_at(error_kind::unsupported, t, "a bulk reduction whose size is not a multiple of its elements");
+      for (std::uint64_t off = 0; off < size;) {
+        std::uint32_t w = typed;
+        if (!w) {
+          const std::uint64_t at = from.offset + off;
+          w = std::max<std::uint32_t>(1, std::min<std::uint32_t>(8, from.r->element_bytes));
+          if (std::uint32_t slot = from.r->slot(at)) {
+            const auto& sv = from.r->value(slot);
+            w = sv.offset == at && sv.width <= size - off ? sv.width : 1;
+          }
+          if (off + w > size || (at % w) != 0) w = 1;
         }
-        if (off + w > size || (at % w) != 0) w = 1;
+        bulk_move(t, agent, pc, place{from.r, from.index, from.offset + off}, place{to.r, to.index, to.offset + off}, w,
+                  reduce, k);
+        off += w;
       }
-      bulk_move(t, agent, pc, place{from.r, from.index, from.offset + off}, place{to.r, to.index, to.offset + off}, w,
-                reduce, k);
-      off += w;
     }
     tx_bytes = size;
   }
   if (with_mbarrier) {
-    bulk_complete_tx(t, agent, x.ops[tensor ? 2 : 3], pc, tx_bytes);
+    for (const destination& dest : dests) bulk_complete_tx(t, agent, dest.mbar, pc, tx_bytes);
   } else {
     proxy_[t].pending.push_back(bulk_pending{proxy_[t].committed, async_done(t, pc)});
   }
