@@ -25,7 +25,10 @@
 //     wgmma.wait_group that retires the MMAs reading the stage: the producer's refill of the stage
 //     (TMA) races with the MMAs' operand reads.
 //   ws_gemm_no_empty_wait: the producer never waits on empty[s]: it refills stage 0 for k-tile 3
-//     without waiting for the consumer to release it.
+//     without waiting for the consumer to release it. When the producer runs a round ahead, full[0]
+//     completes two phases before the consumer's first wait, whose parity 0 then names phase 2: a
+//     deadlock (parity aliasing); in a schedule with a fast consumer, a race of the refill with the
+//     MMAs' reads. gpueq checks the first schedule and reports the deadlock.
 //   ws_gemm_wrong_parity: the consumer waits on full[s] with the parity flipped: its first wait on
 //     each stage passes at once (phase "-1" counts as complete) and the MMAs read a stage the TMA
 //     has not filled.
