@@ -34,6 +34,14 @@
 //     has not filled.
 //   ws_gemm_no_final_wait: the consumer skips the wgmma.wait_group after the last k-tile and
 //     stores accumulators of MMAs still in flight.
+//   ws_gemm_tx_short: the producer arms full[s] with A's 8192 bytes only: the phase completes when
+//     A lands, and B's bytes are counted against the next phase.
+//   ws_gemm_tx_long: the producer arms full[s] with 1024 bytes more than the two copies deliver: the
+//     phase never completes.
+// ws_gemm_pipelined (correct): the consumer keeps one k-tile's MMAs in flight: after committing
+//   k-tile kt it runs wgmma.wait_group 1 (k-tile kt - 1's MMAs are retired) and releases stage
+//   (kt - 1) % 3; k-tile kt + 1's MMAs accumulate into the accumulators still in flight (the ISA
+//   orders MMAs of one warpgroup into the same registers); wait_group 0 after the loop.
 #include <cuda.h>
 #include <cuda_fp16.h>
 #include <cstdint>
@@ -135,9 +143,14 @@ __device__ __forceinline__ void pin(accumulators& a) {
 }
 __device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 __device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wg_wait1() { asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory"); }
 __device__ __forceinline__ void wg_wait0() { asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory"); }
 
-template <bool EarlyRelease, bool NoEmptyWait, bool WrongParity, bool NoFinalWait>
+enum bug { OK, EARLY_RELEASE, NO_EMPTY_WAIT, WRONG_PARITY, NO_FINAL_WAIT, TX_SHORT, TX_LONG };
+
+// Pipelined: the consumer keeps one k-tile's MMAs in flight (wgmma.wait_group 1) and releases the
+// previous stage, as CUTLASS's and FlashAttention-3's mainloops do.
+template <bug Bug, bool Pipelined = false>
 __device__ __forceinline__ void ws_gemm(const CUtensorMap* a_map, const CUtensorMap* b_map, float* C) {
   extern __shared__ __align__(1024) uint8_t ring[];  // STAGES x (A tile, B tile)
   __shared__ __align__(8) uint64_t full[STAGES];
@@ -156,9 +169,11 @@ __device__ __forceinline__ void ws_gemm(const CUtensorMap* a_map, const CUtensor
     if (t < 32 && elect_one()) {
       for (int kt = 0; kt < KT; ++kt) {
         const int s = kt % STAGES;
-        if (!NoEmptyWait) mbar_wait(&empty[s], ((kt / STAGES) & 1) ^ 1);
+        if (Bug != NO_EMPTY_WAIT) mbar_wait(&empty[s], ((kt / STAGES) & 1) ^ 1);
         uint8_t* sa = ring + s * STAGE_BYTES;
-        mbar_arrive_expect_tx(&full[s], STAGE_BYTES);
+        mbar_arrive_expect_tx(&full[s], Bug == TX_SHORT  ? STAGE_BYTES - TILE_BYTES
+                                        : Bug == TX_LONG ? STAGE_BYTES + 1024
+                                                         : STAGE_BYTES);
         tma_load_2d(sa, a_map, kt * BK, 0, &full[s]);               // A[0:64][k0:k0+64]
         tma_load_2d(sa + TILE_BYTES, b_map, 0, kt * BK, &full[s]);  // B[k0:k0+64][0:64]
       }
@@ -169,7 +184,7 @@ __device__ __forceinline__ void ws_gemm(const CUtensorMap* a_map, const CUtensor
 #pragma unroll 1
     for (int kt = 0; kt < KT; ++kt) {
       const int s = kt % STAGES;
-      mbar_wait(&full[s], ((kt / STAGES) & 1) ^ (WrongParity ? 1 : 0));
+      mbar_wait(&full[s], ((kt / STAGES) & 1) ^ (Bug == WRONG_PARITY ? 1 : 0));
       const uint32_t sa = smem(ring + s * STAGE_BYTES), sb = sa + TILE_BYTES;
       pin(acc);
       wg_fence();
@@ -177,10 +192,20 @@ __device__ __forceinline__ void ws_gemm(const CUtensorMap* a_map, const CUtensor
       for (int k = 0; k < BK / 16; ++k)
         mma(acc, descriptor(sa + 32 * k, 16, 1024, 1), descriptor(sb + 2048 * k, 16, 1024, 1), kt > 0 || k > 0);
       wg_commit();
-      if (EarlyRelease) mbar_arrive(&empty[s]);
-      if (!(NoFinalWait && kt == KT - 1)) wg_wait0();
+      if (Pipelined) {
+        wg_wait1();  // the previous k-tile's MMAs are retired: release its stage
+        if (kt > 0) mbar_arrive(&empty[(kt - 1) % STAGES]);
+        continue;
+      }
+      if (Bug == EARLY_RELEASE) mbar_arrive(&empty[s]);
+      if (!(Bug == NO_FINAL_WAIT && kt == KT - 1)) wg_wait0();
       pin(acc);
-      if (!EarlyRelease) mbar_arrive(&empty[s]);
+      if (Bug != EARLY_RELEASE) mbar_arrive(&empty[s]);
+    }
+    if (Pipelined) {
+      wg_wait0();
+      pin(acc);
+      mbar_arrive(&empty[(KT - 1) % STAGES]);
     }
     const int ct = t - 128, w = ct / 32, lane = ct % 32;
 #pragma unroll
@@ -196,8 +221,11 @@ __device__ __forceinline__ void ws_gemm(const CUtensorMap* a_map, const CUtensor
       name(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map, float* C) { \
     ws_gemm<__VA_ARGS__>(&a_map, &b_map, C);                                                        \
   }
-WS_GEMM_ENTRY(ws_gemm, false, false, false, false)
-WS_GEMM_ENTRY(ws_gemm_early_release, true, false, false, false)
-WS_GEMM_ENTRY(ws_gemm_no_empty_wait, false, true, false, false)
-WS_GEMM_ENTRY(ws_gemm_wrong_parity, false, false, true, false)
-WS_GEMM_ENTRY(ws_gemm_no_final_wait, false, false, false, true)
+WS_GEMM_ENTRY(ws_gemm, OK)
+WS_GEMM_ENTRY(ws_gemm_pipelined, OK, true)
+WS_GEMM_ENTRY(ws_gemm_early_release, EARLY_RELEASE)
+WS_GEMM_ENTRY(ws_gemm_no_empty_wait, NO_EMPTY_WAIT)
+WS_GEMM_ENTRY(ws_gemm_wrong_parity, WRONG_PARITY)
+WS_GEMM_ENTRY(ws_gemm_no_final_wait, NO_FINAL_WAIT)
+WS_GEMM_ENTRY(ws_gemm_tx_short, TX_SHORT)
+WS_GEMM_ENTRY(ws_gemm_tx_long, TX_LONG)
