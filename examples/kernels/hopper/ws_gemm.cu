@@ -38,6 +38,13 @@
 //     A lands, and B's bytes are counted against the next phase.
 //   ws_gemm_tx_long: the producer arms full[s] with 1024 bytes more than the two copies deliver: the
 //     phase never completes.
+// ws_gemm_tma_store (correct): ws_gemm_pipelined with a TMA-store epilogue: the consumer threads
+//   write their accumulators to a 64 x 64 float tile after the ring (dynamic shared bytes 49152 ..
+//   65535), each runs fence.proxy.async.shared::cta, the consumer warpgroup meets on named barrier
+//   1 (bar.sync 1, 128; the producer warpgroup has exited), and consumer thread 0 stores the tile
+//   with cp.async.bulk.tensor (bulk group, wait_group.read 0) through a third map, c_map.
+// ws_gemm_tma_store_no_fence (bug): the same without the fence.proxy.async: the TMA store (async
+//   proxy) reads shared memory written by the generic proxy with only a barrier in between.
 // ws_gemm_pipelined (correct): the consumer keeps one k-tile's MMAs in flight: after committing
 //   k-tile kt it runs wgmma.wait_group 1 (k-tile kt - 1's MMAs are retired) and releases stage
 //   (kt - 1) % 3; k-tile kt + 1's MMAs accumulate into the accumulators still in flight (the ISA
@@ -146,13 +153,16 @@ __device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.s
 __device__ __forceinline__ void wg_wait1() { asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory"); }
 __device__ __forceinline__ void wg_wait0() { asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory"); }
 
-enum bug { OK, EARLY_RELEASE, NO_EMPTY_WAIT, WRONG_PARITY, NO_FINAL_WAIT, TX_SHORT, TX_LONG };
+enum bug { OK, EARLY_RELEASE, NO_EMPTY_WAIT, WRONG_PARITY, NO_FINAL_WAIT, TX_SHORT, TX_LONG, NO_PROXY_FENCE };
 
 // Pipelined: the consumer keeps one k-tile's MMAs in flight (wgmma.wait_group 1) and releases the
 // previous stage, as CUTLASS's and FlashAttention-3's mainloops do.
-template <bug Bug, bool Pipelined = false>
-__device__ __forceinline__ void ws_gemm(const CUtensorMap* a_map, const CUtensorMap* b_map, float* C) {
-  extern __shared__ __align__(1024) uint8_t ring[];  // STAGES x (A tile, B tile)
+// TmaStore: the epilogue writes C to a shared tile, fences it for the async proxy, synchronizes the
+// consumer warpgroup on named barrier 1 and one thread stores the tile with a TMA store.
+template <bug Bug, bool Pipelined = false, bool TmaStore = false>
+__device__ __forceinline__ void ws_gemm(const CUtensorMap* a_map, const CUtensorMap* b_map, float* C,
+                                        const CUtensorMap* c_map = nullptr) {
+  extern __shared__ __align__(1024) uint8_t ring[];  // STAGES x (A tile, B tile) [, C tile]
   __shared__ __align__(8) uint64_t full[STAGES];
   __shared__ __align__(8) uint64_t empty[STAGES];
   const int t = threadIdx.x;
@@ -208,10 +218,25 @@ __device__ __forceinline__ void ws_gemm(const CUtensorMap* a_map, const CUtensor
       mbar_arrive(&empty[(KT - 1) % STAGES]);
     }
     const int ct = t - 128, w = ct / 32, lane = ct % 32;
+    float* sc = reinterpret_cast<float*>(ring + STAGES * STAGE_BYTES);  // C tile (64 x 64 floats)
 #pragma unroll
     for (int i = 0; i < 32; ++i) {
       int r = 16 * w + lane / 4 + 8 * ((i / 2) % 2), c = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
-      C[r * N + c] = acc.d[i];
+      if (TmaStore)
+        sc[r * N + c] = acc.d[i];
+      else
+        C[r * N + c] = acc.d[i];
+    }
+    if (TmaStore) {
+      if (Bug != NO_PROXY_FENCE) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+      asm volatile("bar.sync 1, 128;" ::: "memory");  // the consumer warpgroup only
+      if (ct == 0) {
+        asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];" ::"l"(c_map),
+                     "r"(0), "r"(0), "r"(smem(sc))
+                     : "memory");
+        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+        asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+      }
     }
   }
 }
@@ -229,3 +254,11 @@ WS_GEMM_ENTRY(ws_gemm_wrong_parity, WRONG_PARITY)
 WS_GEMM_ENTRY(ws_gemm_no_final_wait, NO_FINAL_WAIT)
 WS_GEMM_ENTRY(ws_gemm_tx_short, TX_SHORT)
 WS_GEMM_ENTRY(ws_gemm_tx_long, TX_LONG)
+#define WS_GEMM_TMA_STORE_ENTRY(name, ...)                                                        \
+  extern "C" __global__ void __launch_bounds__(THREADS, 1)                                         \
+      name(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,    \
+           const __grid_constant__ CUtensorMap c_map) {                                             \
+    ws_gemm<__VA_ARGS__>(&a_map, &b_map, nullptr, &c_map);                                          \
+  }
+WS_GEMM_TMA_STORE_ENTRY(ws_gemm_tma_store, OK, true, true)
+WS_GEMM_TMA_STORE_ENTRY(ws_gemm_tma_store_no_fence, NO_PROXY_FENCE, true, true)
