@@ -22,13 +22,20 @@
 //   the A fragment of the next MMA), B = V_j N-major (imm-trans-b 1), commit, wait_group 0, and
 //   each consumer thread arrives on empty[s]. Finally l is summed across the row's four lanes and
 //   O / l stored.
+// attention_fa3_pingpong: 128 queries, 384 threads: the producer warpgroup (setmaxnreg.dec 24)
+//   loads both 64-row halves of Q and the K/V ring (empty[s] counts 256 arrivals); two consumer
+//   warpgroups (setmaxnreg.inc 240), each owning 64 query rows, take turns issuing S = Q K^T on
+//   named barriers 2 and 3 (bar.sync on one's own, bar.arrive on the other's, 256 threads), as
+//   FlashAttention-3's warp scheduler barriers do. Against attention_naive with 128 threads.
+// attention_fa3_pingpong_no_first_turn (bug): consumer 1 never gives consumer 0 the first turn
+//   (no initial bar.arrive 2): consumer 0 waits on barrier 2, consumer 1 on barrier 3.
 // attention_fa3_no_rescale (bug): O is not multiplied by alpha when the running maximum changes.
 #include <cuda.h>
 #include <cuda_fp16.h>
 #include <cstdint>
 
 constexpr int NQ = 64, NKV = 128, D = 64;
-static_assert(NQ == 64, "one consumer warpgroup covers the 64 query rows");
+static_assert(NQ == 64, "each consumer warpgroup covers 64 query rows");
 constexpr int BKV = 64;             // keys per tile
 constexpr int NT = NKV / BKV;       // 2 key tiles
 constexpr int STAGES = 2;
@@ -152,30 +159,34 @@ __device__ __forceinline__ uint32_t pack_half2(float lo, float hi) {
   return *reinterpret_cast<uint32_t*>(&h);
 }
 
-template <bool NoRescale>
+// NC consumer warpgroups, each owning 64 query rows (NC = 2: FlashAttention-3's ping-pong).
+template <bool NoRescale, int NC = 1, bool NoFirstTurn = false>
 __device__ __forceinline__ void attention_fa3(const CUtensorMap* q_map, const CUtensorMap* k_map,
                                               const CUtensorMap* v_map, float* O, float scale_log2) {
-  extern __shared__ __align__(1024) uint8_t buf[];  // Q, then STAGES x (K tile, V tile)
+  extern __shared__ __align__(1024) uint8_t buf[];  // NC Q tiles, then STAGES x (K tile, V tile)
   __shared__ __align__(8) uint64_t full_q, full_k[STAGES], full_v[STAGES], empty[STAGES];
   uint8_t* sq = buf;
-  auto sk = [&](int s) { return buf + TILE_BYTES * (1 + 2 * s); };
-  auto sv = [&](int s) { return buf + TILE_BYTES * (2 + 2 * s); };
+  auto sk = [&](int s) { return buf + TILE_BYTES * (NC + 2 * s); };
+  auto sv = [&](int s) { return buf + TILE_BYTES * (NC + 1 + 2 * s); };
   const int t = threadIdx.x;
   if (t == 0) {
     mbar_init(&full_q, 1);
     for (int s = 0; s < STAGES; ++s) {
       mbar_init(&full_k[s], 1);
       mbar_init(&full_v[s], 1);
-      mbar_init(&empty[s], 128);
+      mbar_init(&empty[s], 128 * NC);
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   __syncthreads();
   if (t < 128) {  // producer warpgroup
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;" ::: "memory");
+    if constexpr (NC == 1)
+      asm volatile("setmaxnreg.dec.sync.aligned.u32 40;" ::: "memory");
+    else
+      asm volatile("setmaxnreg.dec.sync.aligned.u32 24;" ::: "memory");
     if (t < 32 && elect_one()) {
-      mbar_arrive_expect_tx(&full_q, TILE_BYTES);
-      tma_load_2d(sq, q_map, 0, 0, &full_q);
+      mbar_arrive_expect_tx(&full_q, NC * TILE_BYTES);
+      for (int c = 0; c < NC; ++c) tma_load_2d(sq + c * TILE_BYTES, q_map, 0, 64 * c, &full_q);
       for (int j = 0; j < NT; ++j) {
         const int s = j % STAGES;
         mbar_wait(&empty[s], ((j / STAGES) & 1) ^ 1);
@@ -187,27 +198,36 @@ __device__ __forceinline__ void attention_fa3(const CUtensorMap* q_map, const CU
     }
     return;
   }
-  // consumer warpgroup
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 232;" ::: "memory");
-  const int ct = t - 128, w = ct / 32, lane = ct % 32;
+  // consumer warpgroup c
+  if constexpr (NC == 1)
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;" ::: "memory");
+  else
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 240;" ::: "memory");
+  const int c = t / 128 - 1, ct = t - 128 * (c + 1), w = ct / 32, lane = ct % 32;
+  // Ping-pong (NC = 2): named barriers 2 and 3 (256 threads: both consumer warpgroups) hand the
+  // turn to issue S = Q K^T back and forth; consumer 1 gives consumer 0 the first turn.
+  if (NC == 2 && c == 1 && !NoFirstTurn) asm volatile("bar.arrive 2, 256;" ::: "memory");
   accumulators S, Oacc;
 #pragma unroll
   for (int i = 0; i < 32; ++i) Oacc.d[i] = 0.0f;
   float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};  // rows g and g + 8
   mbar_wait(&full_q, 0);
-  const uint32_t q0 = smem(sq);
+  const uint32_t q0 = smem(sq + c * TILE_BYTES);
 #pragma unroll 1
   for (int j = 0; j < NT; ++j) {
     const int s = j % STAGES;
     const uint32_t parity = (j / STAGES) & 1;
     mbar_wait(&full_k[s], parity);
     const uint32_t k0 = smem(sk(s)), v0 = smem(sv(s));
+    if (NC == 2) asm volatile("bar.sync %0, 256;" ::"r"(2 + c) : "memory");  // my turn
     pin(S);
     wg_fence();
 #pragma unroll
     for (int k = 0; k < D / 16; ++k)
       mma_ss(S, descriptor(q0 + 32 * k, 16, 1024, 1), descriptor(k0 + 32 * k, 16, 1024, 1), k > 0);
     wg_commit();
+    // the other's turn (consumer 1's last turn is not handed back: consumer 0 has no next tile)
+    if (NC == 2 && !(c == 1 && j == NT - 1)) asm volatile("bar.arrive %0, 256;" ::"r"(3 - c) : "memory");
     wg_wait0();
     pin(S);
     // Online softmax on rows g (accumulators i with (i / 2) % 2 == 0) and g + 8 (the others).
@@ -258,8 +278,8 @@ __device__ __forceinline__ void attention_fa3(const CUtensorMap* q_map, const CU
   }
 #pragma unroll
   for (int i = 0; i < 32; ++i) {
-    const int r = 16 * w + lane / 4 + 8 * ((i / 2) % 2), c = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
-    O[r * D + c] = Oacc.d[i] / l[(i / 2) % 2];
+    const int r = 64 * c + 16 * w + lane / 4 + 8 * ((i / 2) % 2), col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+    O[r * D + col] = Oacc.d[i] / l[(i / 2) % 2];
   }
 }
 
@@ -271,3 +291,14 @@ __device__ __forceinline__ void attention_fa3(const CUtensorMap* q_map, const CU
   }
 FA3_ENTRY(attention_fa3, false)
 FA3_ENTRY(attention_fa3_no_rescale, true)
+extern "C" __global__ void __launch_bounds__(3 * 128, 1)
+    attention_fa3_pingpong(const __grid_constant__ CUtensorMap q_map, const __grid_constant__ CUtensorMap k_map,
+                           const __grid_constant__ CUtensorMap v_map, float* O, float scale_log2) {
+  attention_fa3<false, 2>(&q_map, &k_map, &v_map, O, scale_log2);
+}
+extern "C" __global__ void __launch_bounds__(3 * 128, 1)
+    attention_fa3_pingpong_no_first_turn(const __grid_constant__ CUtensorMap q_map,
+                                         const __grid_constant__ CUtensorMap k_map,
+                                         const __grid_constant__ CUtensorMap v_map, float* O, float scale_log2) {
+  attention_fa3<false, 2, true>(&q_map, &k_map, &v_map, O, scale_log2);
+}
