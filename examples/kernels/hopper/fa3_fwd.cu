@@ -29,6 +29,12 @@
 //   FlashAttention-3's warp scheduler barriers do. Against attention_naive with 128 threads.
 // attention_fa3_pingpong_no_first_turn (bug): consumer 1 never gives consumer 0 the first turn
 //   (no initial bar.arrive 2): consumer 0 waits on barrier 2, consumer 1 on barrier 3.
+// attention_fa3_overlap: FlashAttention-3's intra-warpgroup overlap with one consumer warpgroup:
+//   S_j = Q K_j^T and O += P_{j-1} V_{j-1} are committed as two wgmma groups in flight together;
+//   wgmma.wait_group 1 lands S_j, its softmax runs while the P V MMAs still run, wgmma.wait_group 0
+//   lands O, which is then rescaled, and stage j - 1 is released.
+// attention_fa3_overlap_early_rescale (bug): O is rescaled before the wgmma.wait_group 0 that lands
+//   the P V MMAs writing it: a read of in-flight accumulators.
 // attention_fa3_no_rescale (bug): O is not multiplied by alpha when the running maximum changes.
 #include <cuda.h>
 #include <cuda_fp16.h>
@@ -153,6 +159,7 @@ __device__ __forceinline__ void pin(accumulators& a) {
 }
 __device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 __device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wg_wait1() { asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory"); }
 __device__ __forceinline__ void wg_wait0() { asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory"); }
 __device__ __forceinline__ uint32_t pack_half2(float lo, float hi) {
   __half2 h = __floats2half2_rn(lo, hi);
@@ -283,6 +290,151 @@ __device__ __forceinline__ void attention_fa3(const CUtensorMap* q_map, const CU
   }
 }
 
+// Online softmax of one score tile (rows g and g + 8 of the thread): updates m and l, returns the
+// rescale factors of O and leaves P in S.
+__device__ __forceinline__ void softmax_tile(accumulators& S, float (&m)[2], float (&l)[2], float (&alpha)[2],
+                                             float scale_log2) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    float mx = m[h];
+#pragma unroll
+    for (int i = 0; i < 32; ++i)
+      if ((i / 2) % 2 == h) mx = fmaxf(mx, S.d[i]);
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+    alpha[h] = exp2f((m[h] - mx) * scale_log2);
+    m[h] = mx;
+    float sum = 0.0f;
+#pragma unroll
+    for (int i = 0; i < 32; ++i)
+      if ((i / 2) % 2 == h) {
+        S.d[i] = exp2f(S.d[i] * scale_log2 - mx * scale_log2);
+        sum += S.d[i];
+      }
+    l[h] = l[h] * alpha[h] + sum;
+  }
+}
+
+// FlashAttention-3's intra-warpgroup overlap, one consumer warpgroup: the MMAs of S_j = Q K_j^T and
+// of O += P_{j-1} V_{j-1} are in flight together; wgmma.wait_group 1 retires S_j (groups retire in
+// commit order), the softmax of S_j runs while the P V MMAs still run, wgmma.wait_group 0 retires
+// them, and only then is O rescaled and stage j - 1 released.
+template <bool RescaleEarly>
+__device__ __forceinline__ void fa3_overlap_body(const CUtensorMap* q_map, const CUtensorMap* k_map,
+                                                      const CUtensorMap* v_map, float* O, float scale_log2) {
+  extern __shared__ __align__(1024) uint8_t buf[];  // Q, then STAGES x (K tile, V tile)
+  __shared__ __align__(8) uint64_t full_q, full_k[STAGES], full_v[STAGES], empty[STAGES];
+  uint8_t* sq = buf;
+  auto sk = [&](int s) { return buf + TILE_BYTES * (1 + 2 * s); };
+  auto sv = [&](int s) { return buf + TILE_BYTES * (2 + 2 * s); };
+  const int t = threadIdx.x;
+  if (t == 0) {
+    mbar_init(&full_q, 1);
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_init(&full_k[s], 1);
+      mbar_init(&full_v[s], 1);
+      mbar_init(&empty[s], 128);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+  if (t < 128) {  // producer warpgroup
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;" ::: "memory");
+    if (t < 32 && elect_one()) {
+      mbar_arrive_expect_tx(&full_q, TILE_BYTES);
+      tma_load_2d(sq, q_map, 0, 0, &full_q);
+      for (int j = 0; j < NT; ++j) {
+        const int s = j % STAGES;
+        mbar_wait(&empty[s], ((j / STAGES) & 1) ^ 1);
+        mbar_arrive_expect_tx(&full_k[s], TILE_BYTES);
+        tma_load_2d(sk(s), k_map, 0, j * BKV, &full_k[s]);
+        mbar_arrive_expect_tx(&full_v[s], TILE_BYTES);
+        tma_load_2d(sv(s), v_map, 0, j * BKV, &full_v[s]);
+      }
+    }
+    return;
+  }
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 232;" ::: "memory");
+  const int ct = t - 128, w = ct / 32, lane = ct % 32;
+  accumulators S, Oacc;
+#pragma unroll
+  for (int i = 0; i < 32; ++i) Oacc.d[i] = 0.0f;
+  float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f}, alpha[2];
+  uint32_t pa[BKV / 16][4];
+  auto issue_s = [&](int s) {
+    const uint32_t q0 = smem(sq), k0 = smem(sk(s));
+#pragma unroll
+    for (int k = 0; k < D / 16; ++k)
+      mma_ss(S, descriptor(q0 + 32 * k, 16, 1024, 1), descriptor(k0 + 32 * k, 16, 1024, 1), k > 0);
+    wg_commit();
+  };
+  auto issue_pv = [&](int s) {
+    const uint32_t v0 = smem(sv(s));
+#pragma unroll
+    for (int kk = 0; kk < BKV / 16; ++kk) mma_rs(Oacc, pa[kk], descriptor(v0 + 2048 * kk, 16, 1024, 1));
+    wg_commit();
+  };
+  auto pack_p = [&] {
+#pragma unroll
+    for (int kk = 0; kk < BKV / 16; ++kk)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) pa[kk][r] = pack_half2(S.d[8 * kk + 2 * r], S.d[8 * kk + 2 * r + 1]);
+  };
+  mbar_wait(&full_q, 0);
+  mbar_wait(&full_k[0], 0);
+  pin(S);
+  wg_fence();
+  issue_s(0);
+  wg_wait0();
+  pin(S);
+  softmax_tile(S, m, l, alpha, scale_log2);  // O is still 0: no rescale
+  pack_p();
+#pragma unroll 1
+  for (int j = 1; j < NT; ++j) {
+    const int s = j % STAGES, sp = (j - 1) % STAGES;
+    mbar_wait(&full_k[s], (j / STAGES) & 1);
+    mbar_wait(&full_v[sp], ((j - 1) / STAGES) & 1);
+    pin(S);
+    pin(Oacc);
+    wg_fence();
+    issue_s(s);    // group 1: S_j
+    issue_pv(sp);  // group 2: O += P_{j-1} V_{j-1}
+    wg_wait1();    // S_j has landed; the P V MMAs may still run
+    pin(S);
+    softmax_tile(S, m, l, alpha, scale_log2);
+    if (RescaleEarly) {  // the bug: O is still being written by the P V MMAs
+      pin(Oacc);
+#pragma unroll
+      for (int i = 0; i < 32; ++i) Oacc.d[i] *= alpha[(i / 2) % 2];
+    }
+    wg_wait0();    // O has landed
+    pin(Oacc);
+    mbar_arrive(&empty[sp]);
+    if (!RescaleEarly) {
+#pragma unroll
+      for (int i = 0; i < 32; ++i) Oacc.d[i] *= alpha[(i / 2) % 2];
+    }
+    pack_p();
+  }
+  mbar_wait(&full_v[(NT - 1) % STAGES], ((NT - 1) / STAGES) & 1);
+  pin(Oacc);
+  wg_fence();
+  issue_pv((NT - 1) % STAGES);
+  wg_wait0();
+  pin(Oacc);
+  mbar_arrive(&empty[(NT - 1) % STAGES]);
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    l[h] += __shfl_xor_sync(0xffffffffu, l[h], 1);
+    l[h] += __shfl_xor_sync(0xffffffffu, l[h], 2);
+  }
+#pragma unroll
+  for (int i = 0; i < 32; ++i) {
+    const int r = 16 * w + lane / 4 + 8 * ((i / 2) % 2), col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+    O[r * D + col] = Oacc.d[i] / l[(i / 2) % 2];
+  }
+}
+
 #define FA3_ENTRY(name, ...)                                                                                  \
   extern "C" __global__ void __launch_bounds__(THREADS, 1)                                                   \
       name(const __grid_constant__ CUtensorMap q_map, const __grid_constant__ CUtensorMap k_map,              \
@@ -301,4 +453,15 @@ extern "C" __global__ void __launch_bounds__(3 * 128, 1)
                                          const __grid_constant__ CUtensorMap k_map,
                                          const __grid_constant__ CUtensorMap v_map, float* O, float scale_log2) {
   attention_fa3<false, 2, true>(&q_map, &k_map, &v_map, O, scale_log2);
+}
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
+    attention_fa3_overlap(const __grid_constant__ CUtensorMap q_map, const __grid_constant__ CUtensorMap k_map,
+                          const __grid_constant__ CUtensorMap v_map, float* O, float scale_log2) {
+  fa3_overlap_body<false>(&q_map, &k_map, &v_map, O, scale_log2);
+}
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
+    attention_fa3_overlap_early_rescale(const __grid_constant__ CUtensorMap q_map,
+                                        const __grid_constant__ CUtensorMap k_map,
+                                        const __grid_constant__ CUtensorMap v_map, float* O, float scale_log2) {
+  fa3_overlap_body<true>(&q_map, &k_map, &v_map, O, scale_log2);
 }
