@@ -94,7 +94,7 @@ class random_inputs {
     for (auto& [name, t] : spec.tensors)
       if (t.use == role::input || t.use == role::inout) {
         tensor x{t.type, support::hash_combine(seed, support::hash_string(name)), 0};
-        if (!is_float(t.type)) x.bits = std::min<unsigned>({std::max<unsigned>(11, std::bit_width(t.elements())),
+        if (!is_float(t.type)) x.bits = std::min<unsigned>({std::max<unsigned>(11, static_cast<unsigned>(std::bit_width(t.elements()))),
                                                             8 * bytes(t.type), 24});
         tensors_.emplace(name, x);
       }
