@@ -21,32 +21,29 @@ using namespace gpueq;
 
 namespace {
 
-std::string bugs() { return std::string(GPUEQ_SOURCE_DIR) + "/examples/kernels/bugs/"; }
+std::string bugs_dir() { return std::string(GPUEQ_SOURCE_DIR) + "/examples/kernels/bugs/"; }
 
-// The index of the only instruction of the float32 program with opcode `op` (the kernels below
-// have one ld.global, one st.global, one ld.shared, one st.shared in each entry).
-std::uint32_t only(const check::prepared_kernel& k, ptx::opcode op, const char* space) {
+// The index of the n-th instruction (from 0) of the float32 program with opcode `op` in state
+// space `space`.
+std::uint32_t nth(const check::prepared_kernel& k, ptx::opcode op, const char* space, std::uint32_t n = 0) {
   const auto& code = k.float32_program.function->instructions;
-  std::optional<std::uint32_t> at;
   for (std::uint32_t i = 0; i < code.size(); ++i) {
     if (code[i].op != op) continue;
     bool in_space = false;
     for (std::uint32_t m : code[i].mods) in_space = in_space || k.module->str(m) == space;
-    if (!in_space) continue;
-    REQUIRE_FALSE(at);
-    at = i;
+    if (in_space && n-- == 0) return i;
   }
-  REQUIRE(at);
-  return *at;
+  FAIL("no such instruction");
+  return 0;
 }
 
-struct side {
+struct witness_side {
   check::pair_spec spec;
   check::resolved_pair pair;
   check::prepared_kernel k;
 };
-side prepare(const std::string& file, bool candidate) {
-  side s{check::load_spec(bugs() + file), {}, {}};
+witness_side prepare_side(const std::string& file, bool candidate) {
+  witness_side s{check::load_spec(bugs_dir() + file), {}, {}};
   s.pair = check::resolve(s.spec);
   s.k = candidate ? check::prepare(s.spec, s.pair.candidate, s.pair.candidate_entry, s.spec.candidate, "candidate")
                   : check::prepare(s.spec, s.pair.reference, s.pair.reference_entry, s.spec.reference, "reference");
@@ -55,7 +52,7 @@ side prepare(const std::string& file, bool candidate) {
 
 // One float32 run of CTA 0 with `input(name, element)` as the inputs.
 template <class F>
-check::grid_run<double> run(const side& s, const exec::engine_options& o, F input) {
+check::grid_run<double> run_cta(const witness_side& s, const exec::engine_options& o, F input) {
   const exec::dim3 cta{0, 0, 0};
   auto g = check::run_grid<exec::float32_domain>(
       s.k, [&] { return exec::float32_domain([&](const exec::input_ref& r) { return input(r.name, r.element); }); }, 1,
@@ -64,7 +61,7 @@ check::grid_run<double> run(const side& s, const exec::engine_options& o, F inpu
   return g;
 }
 
-double at(const check::grid_run<double>& g, const std::string& tensor, std::uint64_t i) {
+double output_at(const check::grid_run<double>& g, const std::string& tensor, std::uint64_t i) {
   auto v = g.values.at(tensor)[i];
   REQUIRE(v);
   return *v;
@@ -73,34 +70,35 @@ double at(const check::grid_run<double>& g, const std::string& tensor, std::uint
 }  // namespace
 
 TEST_CASE("a hold right after a load interleaves another thread's read-modify-write inside it") {
-  side s = prepare("lost_update_atomic_vs_plain.pair.json", /*candidate=*/true);
+  witness_side s = prepare_side("lost_update_atomic_vs_plain.pair.json", /*candidate=*/true);
   auto q0 = [](std::string_view, std::uint64_t) { return 1000.0; };
-  const std::uint32_t load = only(s.k, ptx::opcode::ld, ".global"), store = only(s.k, ptx::opcode::st, ".global");
+  // One ld.global and one st.global: q[0]'s load and store.
+  const std::uint32_t load = nth(s.k, ptx::opcode::ld, ".global"), store = nth(s.k, ptx::opcode::st, ".global");
   // Round robin runs each thread's load, add and store back to back: 64 increments.
-  CHECK(at(run(s, {}, q0), "q", 0) == 1064);
+  CHECK(output_at(run_cta(s, {}, q0), "q", 0) == 1064);
   // Thread 0 held after its load (it has read 1000) until thread 1 has stored; threads 1..63 then
   // count up to 1063, and thread 0 stores its 1001 last: 63 updates lost.
   exec::engine_options o;
   o.hold = {{0}, load, /*after=*/true, 1, store};
-  CHECK(at(run(s, o, q0), "q", 0) == 1001);
+  CHECK(output_at(run_cta(s, o, q0), "q", 0) == 1001);
   // Held before its store instead (the load done, as round robin reaches the store right after
   // it): the same interleaving.
   o.hold = {{0}, store, /*after=*/false, 1, store};
-  CHECK(at(run(s, o, q0), "q", 0) == 1001);
+  CHECK(output_at(run_cta(s, o, q0), "q", 0) == 1001);
   // Held right after its store: the update is in memory before the others read; nothing is lost.
   o.hold = {{0}, store, /*after=*/true, 1, store};
-  CHECK(at(run(s, o, q0), "q", 0) == 1064);
+  CHECK(output_at(run_cta(s, o, q0), "q", 0) == 1064);
   // The whole of warp 1 held after its loads until thread 0's store (which round robin ran before
   // any thread of warp 1 got to its load: the release never comes while they hold, so they are let
-  // go when nothing else can move): threads 32..63 all read 1032 (warp 0's 32 increments), warp 2
-  // doesn't exist; each of them stores 1033.
+  // go when nothing else can move): threads 32..63 all read 1032 (warp 0's 32 increments) and each
+  // of them stores 1033.
   exec::engine_options w;
   for (std::uint32_t t = 32; t < 64; ++t) w.hold.threads.push_back(t);
   w.hold.instruction = load;
   w.hold.after = true;
   w.hold.until_thread = 0;
   w.hold.until_instruction = store;
-  CHECK(at(run(s, w, q0), "q", 0) == 1033);
+  CHECK(output_at(run_cta(s, w, q0), "q", 0) == 1033);
 }
 
 TEST_CASE("a warp held across named-barrier generations lets a later generation's store come first") {
@@ -108,40 +106,42 @@ TEST_CASE("a warp held across named-barrier generations lets a later generation'
   // x[32k .. 32k + 31] when the protocol is kept.
   auto x = [](std::string_view, std::uint64_t i) { return static_cast<double>(i + 1); };
   auto kept = [](std::uint64_t i) { return 2.0 * static_cast<double>(i / 32 * 32 + (i % 32 + 1) % 32 + 1); };
-  side early = prepare("handoff_ref_vs_early.pair.json", /*candidate=*/true);
-  side ref = prepare("handoff_ref_vs_early.pair.json", /*candidate=*/false);
-  // Warp 1 held right before its read of buf until thread 1 has stored round 1's buf[1].
-  auto hold = [](const side& s) {
+  witness_side early = prepare_side("handoff_ref_vs_early.pair.json", /*candidate=*/true);
+  witness_side ref = prepare_side("handoff_ref_vs_early.pair.json", /*candidate=*/false);
+  // Warp 1 held right before its read of buf in round 0 until thread 1 has stored round 1's
+  // buf[1] (nvcc unrolls both loops: the first ld.shared reads round 0, the second st.shared
+  // stores round 1).
+  auto hold = [](const witness_side& s) {
     exec::engine_options o;
     for (std::uint32_t t = 32; t < 64; ++t) o.hold.threads.push_back(t);
-    o.hold.instruction = only(s.k, ptx::opcode::ld, ".shared");
+    o.hold.instruction = nth(s.k, ptx::opcode::ld, ".shared", 0);
     o.hold.until_thread = 1;
-    o.hold.until_instruction = only(s.k, ptx::opcode::st, ".shared");
+    o.hold.until_instruction = nth(s.k, ptx::opcode::st, ".shared", 1);
     return o;
   };
-  auto plain = run(early, {}, x);
-  auto held = run(early, hold(early), x);
+  auto plain = run_cta(early, {}, x);
+  auto held = run_cta(early, hold(early), x);
   for (std::uint64_t i = 0; i < 64; ++i) {
     CAPTURE(i);
     // Round robin: the consumer reads round 0 as soon as it has arrived at barrier 2, before the
     // producer runs again.
-    CHECK(at(plain, "y", i) == kept(i));
+    CHECK(output_at(plain, "y", i) == kept(i));
     // Held: warp 1 has arrived at barrier 2 (the arrive comes before the read), so the producer's
     // bar.sync 2 completes without it, threads 0..31 store round 1 (thread 1's store releases the
     // hold; threads 2..31 come before warp 1 in the sweep), and warp 1 reads round 1 twice.
-    CHECK(at(held, "y", i) == kept(32 + i % 32));
+    CHECK(output_at(held, "y", i) == kept(32 + i % 32));
   }
   // handoff_ref arrives after the read: the producer cannot get to round 1 while warp 1 is held,
   // so nothing moves, the hold is let go, and the run is round robin's.
-  auto ref_held = run(ref, hold(ref), x);
-  for (std::uint64_t i = 0; i < 64; ++i) CHECK(at(ref_held, "y", i) == kept(i));
+  auto ref_held = run_cta(ref, hold(ref), x);
+  for (std::uint64_t i = 0; i < 64; ++i) CHECK(output_at(ref_held, "y", i) == kept(i));
 }
 
 TEST_CASE("gpueq race --witness finds the lost update and the early release") {
   race::driver_options o;
   o.witnesses = 3;
   {
-    check::pair_spec spec = check::load_spec(bugs() + "lost_update_atomic_vs_plain.pair.json");
+    check::pair_spec spec = check::load_spec(bugs_dir() + "lost_update_atomic_vs_plain.pair.json");
     auto ks = race::check_races(spec, check::resolve(spec), o);
     REQUIRE(ks.size() == 2);
     CHECK(ks[0].side == "reference");
@@ -167,7 +167,7 @@ TEST_CASE("gpueq race --witness finds the lost update and the early release") {
     CHECK(w.a == in("q", 0) + 64);
   }
   {
-    check::pair_spec spec = check::load_spec(bugs() + "handoff_ref_vs_early.pair.json");
+    check::pair_spec spec = check::load_spec(bugs_dir() + "handoff_ref_vs_early.pair.json");
     auto ks = race::check_races(spec, check::resolve(spec), o);
     REQUIRE(ks.size() == 2);
     CHECK_FALSE(ks[0].r.race_report);

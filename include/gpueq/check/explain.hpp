@@ -94,8 +94,10 @@ class random_inputs {
     for (auto& [name, t] : spec.tensors)
       if (t.use == role::input || t.use == role::inout) {
         tensor x{t.type, support::hash_combine(seed, support::hash_string(name)), 0};
-        if (!is_float(t.type)) x.bits = std::min<unsigned>({std::max<unsigned>(11, static_cast<unsigned>(std::bit_width(t.elements()))),
-                                                            8 * bytes(t.type), 24});
+        if (!is_float(t.type)) {  // the bits that index the elements, at least 11; at most the type's and 24
+          const auto index_bits = static_cast<unsigned>(std::bit_width(t.elements() - 1));
+          x.bits = std::min<unsigned>({std::max(11u, index_bits), 8 * bytes(t.type), 24});
+        }
         tensors_.emplace(name, x);
       }
     for (auto& [name, sc] : spec.scalars)
