@@ -15,6 +15,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace gpueq;
@@ -137,20 +138,29 @@ TEST_CASE("a warp held across named-barrier generations lets a later generation'
   for (std::uint64_t i = 0; i < 64; ++i) CHECK(output_at(ref_held, "y", i) == kept(i));
 }
 
-TEST_CASE("gpueq race --witness finds the lost update and the early release") {
+namespace {
+
+// The first race group of a pair's candidate and its witness, as `gpueq race --witness` finds
+// them; the reference (the fixed kernel) has no race and so no witness.
+std::pair<race::race, check::race_witness> candidate_witness(const check::pair_spec& spec) {
   race::driver_options o;
   o.witnesses = 3;
+  auto ks = race::check_races(spec, check::resolve(spec), o);
+  REQUIRE(ks.size() == 2);
+  CHECK(ks[0].side == "reference");
+  CHECK_FALSE(ks[0].r.race_report);
+  CHECK(ks[0].witnesses.empty());
+  REQUIRE(ks[1].r.race_report);
+  REQUIRE_FALSE(ks[1].witnesses.empty());
+  return {ks[1].r.race_report->races[0].example, ks[1].witnesses[0]};
+}
+
+}  // namespace
+
+TEST_CASE("gpueq race --witness finds the lost update and the early release") {
   {
     check::pair_spec spec = check::load_spec(bugs_dir() + "lost_update_atomic_vs_plain.pair.json");
-    auto ks = race::check_races(spec, check::resolve(spec), o);
-    REQUIRE(ks.size() == 2);
-    CHECK(ks[0].side == "reference");
-    CHECK_FALSE(ks[0].r.race_report);  // atomicAdd: no race, so no witness
-    CHECK(ks[0].witnesses.empty());
-    REQUIRE(ks[1].r.race_report);
-    REQUIRE_FALSE(ks[1].witnesses.empty());
-    const auto& ex = ks[1].r.race_report->races[0].example;
-    const check::race_witness& w = ks[1].witnesses[0];
+    auto [ex, w] = candidate_witness(spec);  // the reference uses atomicAdd
     CAPTURE(w.schedule_b);
     CAPTURE(w.note);
     // Round robin: thread 0 runs first and thread 1 next.
@@ -168,13 +178,7 @@ TEST_CASE("gpueq race --witness finds the lost update and the early release") {
   }
   {
     check::pair_spec spec = check::load_spec(bugs_dir() + "handoff_ref_vs_early.pair.json");
-    auto ks = race::check_races(spec, check::resolve(spec), o);
-    REQUIRE(ks.size() == 2);
-    CHECK_FALSE(ks[0].r.race_report);
-    REQUIRE(ks[1].r.race_report);
-    REQUIRE_FALSE(ks[1].witnesses.empty());
-    const auto& ex = ks[1].r.race_report->races[0].example;
-    const check::race_witness& w = ks[1].witnesses[0];
+    auto [ex, w] = candidate_witness(spec);
     CAPTURE(w.schedule_b);
     CAPTURE(w.note);
     // The consumer's read (warp 1) ran first, the producer's store of round 1 (warp 0) second.

@@ -82,10 +82,10 @@ namespace gpueq::exec {
 // reaches it (a warp held back while the other threads go on through barrier generations it is not
 // needed for, so a later generation's access comes first). The held threads run again when
 // `until_thread` executes `until_instruction` while some thread is held; if nothing else can move
-// first (they are needed for a barrier, say), they are let go at that point instead: the engine
-// never deadlocks a run a plain schedule completes. Every run with a hold is a legal schedule
-// (PTX promises no thread any progress relative to another); only the round-robin schedules
-// apply it (not lockstep_warps or schedule_seed). The hold happens once per run.
+// first (they are needed for a barrier, say), they are let go at that point instead, so a hold
+// is never what stops a run. Every run with a hold is a schedule the hardware may run (PTX
+// promises no thread any progress relative to another); only the round-robin schedules apply it
+// (not lockstep_warps or schedule_seed). The hold happens once per run.
 struct hold_plan {
   std::vector<std::uint32_t> threads;  // empty: no hold
   std::uint32_t instruction = 0;
