@@ -207,6 +207,14 @@ expect(race_inter_cta 2 "inter-CTA race: y\\[[0-9]+\\] is written by CTA \\(1,0,
        race tests/cli/inputs/softmax_two_ctas.kernel.json)
 expect(race_witness 2 "witness for threads 0 and 1: under round robin .* out\\[0\\] = [-0-9.e]+; under round robin with thread 1 moved ahead of thread 0 out\\[0\\] = "
        race --witness ${K}/reduction/v1_vs_v5.pair.json)
+# Issue 21 item 7: a lost update (q[0] = q[0] + 1 by 64 threads) needs a schedule inside a
+# read-modify-write; a race only named barriers order needs a warp held across generations.
+expect(race_witness_lost_update 2 "lost_update.ptx \\(candidate\\): racy.*witness for threads 0 and 1: under round robin in thread order \\(thread 0 before thread 1\\) q\\[0\\] = -?[0-9]+; under round robin with warp 0 held right before thread 0's write until thread 1's read is done q\\[0\\] = -?[0-9]+ "
+       race --witness ${K}/bugs/lost_update_atomic_vs_plain.pair.json)
+expect(race_witness_named_barriers 2 "handoff.ptx \\(candidate\\): racy.*witness for threads 63 and 0: under round robin in thread order \\(thread 63 before thread 0\\) y\\[0\\] = [-0-9.e]+; under round robin with warp 1 held right before thread 63's read until thread 0's write is done y\\[0\\] = "
+       race --witness ${K}/bugs/handoff_ref_vs_early.pair.json)
+expect(race_witness_mirror 2 "witness for threads 95 and 0: under round robin .* y\\[32\\] = [-0-9.e]+; under round robin with warp 2 held right before thread 95's read until thread 0's write is done y\\[32\\] = "
+       race --witness ${K}/named_barriers/ref_vs_early_release.pair.json)
 expect(race_deadlock 2 "deadlock" race ${K}/named_barriers/ref_vs_producer_short.pair.json)
 expect(race_not_structured 3 "not a structured CTA: a predicate compares symbolic values \\(x\\[0\\] vs 0\\)"
        race tests/cli/inputs/data_dependent_branch.ptx --block 32 --param x=f32[32])

@@ -65,24 +65,58 @@ using concrete_inputs = std::map<std::string, std::vector<double>>;
 
 inline double random_unit(std::uint64_t bits) { return static_cast<double>(bits >> 11) / static_cast<double>(1ull << 53) * 2 - 1; }
 
-// Seeded pseudo-random inputs: floats in [-1, 1), integers in [-8, 8], rounded to their formats;
-// symbolic scalars 0.75. Each element is computed when it is read, from the seed, the tensor and
+// A permutation of the k-bit integers [0, 2^k) chosen by `salt`: adding, multiplying by an odd
+// number and xor-ing with a right shift are each one-to-one on k bits.
+inline std::uint64_t permute_bits(std::uint64_t x, std::uint64_t salt, unsigned k) {
+  const std::uint64_t mask = k >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << k) - 1;
+  const unsigned shift = (k + 1) / 2;
+  x = (x + salt) & mask;
+  x = (x * (support::mix64(salt) | 1)) & mask;
+  x ^= x >> shift;
+  x = (x * (support::mix64(salt + 1) | 1)) & mask;
+  x ^= x >> shift;
+  return x;
+}
+
+// Seeded pseudo-random inputs. Floats in [-1, 1), rounded to their formats. Integer tensors hold
+// distinct values spread over a range of 2^k around 0 (signed: [-2^(k-1), 2^(k-1)), unsigned:
+// [0, 2^k)), k = 11 or the bits the tensor's size needs, at most the type's width (8-bit types:
+// their whole range, so distinct only up to 256 elements) and 24: element i is a seeded
+// permutation of i, so no two elements are equal and none is forced small. Equal or tiny integers
+// hid bugs: a lost update of a counter, indices that coincide. Each symbolic scalar has its own
+// value in [0.5, 1.5) (positive: scalars are scales and epsilons), rounded to its type (an integer
+// one: in [1, 1024]). Each element is computed when it is read, from the seed, the tensor and
 // the index (a counter-based generator), so an input tensor costs nothing until a CTA reads it:
 // the float32 report on CTA 0 of a 4096x4096 GEMM reads 1 M of its 33.5 M input elements.
 class random_inputs {
  public:
   random_inputs(const pair_spec& spec, std::uint64_t seed) {
     for (auto& [name, t] : spec.tensors)
-      if (t.use == role::input || t.use == role::inout)
-        tensors_.emplace(name, tensor{t.type, support::hash_combine(seed, support::hash_string(name))});
+      if (t.use == role::input || t.use == role::inout) {
+        tensor x{t.type, support::hash_combine(seed, support::hash_string(name)), 0};
+        if (!is_float(t.type)) {  // the bits that index the elements, at least 11; at most the type's and 24
+          const auto index_bits = static_cast<unsigned>(std::bit_width(t.elements() - 1));
+          x.bits = std::min<unsigned>({std::max(11u, index_bits), 8 * bytes(t.type), 24});
+        }
+        tensors_.emplace(name, x);
+      }
     for (auto& [name, sc] : spec.scalars)
-      if (sc.symbolic) scalars_.emplace(name, 0.75);
+      if (sc.symbolic) {
+        std::uint64_t bits = support::mix64(support::hash_combine(seed, support::hash_string(name)));
+        double v = 1 + random_unit(bits) / 2;
+        if (sc.type && !is_float(*sc.type)) v = static_cast<double>(1 + bits % 1024);
+        scalars_.emplace(name, sc.type ? format_value(v, *sc.type) : exec::floats::round_to(v, exec::rkind::f32));
+      }
   }
   // Element i of input `name` (a scalar: its value); 0 for anything else.
   double operator()(std::string_view name, std::uint64_t i) const {
     if (auto it = tensors_.find(name); it != tensors_.end()) {
       const tensor& t = it->second;
-      return format_value(random_unit(support::mix64(t.salt + i * 0x9e3779b97f4a7c15ull)) * (is_float(t.type) ? 1 : 8), t.type);
+      if (t.bits) {
+        auto v = static_cast<double>(permute_bits(i, t.salt, t.bits));
+        return is_signed(t.type) ? v - static_cast<double>(std::uint64_t{1} << (t.bits - 1)) : v;
+      }
+      return format_value(random_unit(support::mix64(t.salt + i * 0x9e3779b97f4a7c15ull)), t.type);
     }
     if (auto it = scalars_.find(name); it != scalars_.end()) return it->second;
     return 0;
@@ -92,6 +126,7 @@ class random_inputs {
   struct tensor {
     dtype type;
     std::uint64_t salt;
+    unsigned bits;  // an integer tensor: its values' range is 2^bits wide; 0 for floats
   };
   std::map<std::string, tensor, std::less<>> tensors_;
   std::map<std::string, double, std::less<>> scalars_;
@@ -239,10 +274,20 @@ inline std::optional<float32_report> float32_difference(const pair_spec& spec, c
   return detail::difference(outs[0].values, outs[1].values);
 }
 
-// A witness for a race: the CTA run in float32 on seeded random inputs under two schedules, the
-// default round robin (the racing accesses in the order the report gives) and the same with the
-// second thread moved just ahead of the first (so its access, in the same barrier segment, comes
-// first). Different final outputs show the race is harmful.
+// A witness for a race: the CTA run in float32 on seeded random inputs (detail::random_inputs)
+// under the default round robin (the racing accesses in the order the report gives) and under
+// schedules that order them otherwise, tried in turn until an output differs:
+//   1. the second thread moved just ahead of the first in every sweep (its access, in the same
+//      barrier segment, comes first);
+//   2. the first thread last in every sweep (the accesses were reached in later sweeps);
+//   3. the first thread held right after its racing access until the second thread has made its
+//      own (a lost update: the other thread's read-modify-write lands inside the first's);
+//   4. the first thread's warp (but the second thread) held right before the first racing access
+//      until the second thread has made its own (a warp that lags across barrier generations it
+//      is not needed for: a race that only named barriers order).
+// The holds are engine_options::hold; a hold the run cannot keep (the held threads are needed
+// for the other thread to get there) is let go and the run completes under round robin.
+// Different final outputs show the race is harmful.
 struct race_witness {
   std::string schedule_a, schedule_b;
   bool differs = false;
@@ -269,56 +314,104 @@ std::optional<std::pair<std::string, std::uint64_t>> first_bit_difference(const 
 
 }  // namespace detail
 
+namespace detail {
+
+// The float32 program's instruction for instruction i of the symbolic program, which race reports
+// index: lifting rewrites idioms into one instruction and drops the rest, so indices may shift;
+// the same PTX line at the same occurrence (inlined calls repeat a callee's lines) is the same
+// instruction. nullopt when the line is not in the float32 program.
+inline std::optional<std::uint32_t> float32_instruction(const prepared_kernel& k, std::uint32_t i) {
+  const auto& sym = k.symbolic_program.function->instructions;
+  const auto& f32 = k.float32_program.function->instructions;
+  if (i >= sym.size()) return std::nullopt;
+  std::size_t occurrence = 0;
+  for (std::uint32_t j = 0; j < i; ++j) occurrence += sym[j].line == sym[i].line;
+  for (std::uint32_t j = 0; j < f32.size(); ++j)
+    if (f32[j].line == sym[i].line && occurrence-- == 0) return j;
+  return std::nullopt;
+}
+
+inline std::string kind_name(const race::race_access& a) {
+  return a.kind == exec::access_kind::read ? "read" : a.kind == exec::access_kind::write ? "write" : "atomic";
+}
+
+}  // namespace detail
+
 inline race_witness witness(const pair_spec& spec, const prepared_kernel& k, const exec::dim3& cta, const race::race& r) {
   race_witness w;
   std::uint32_t n = k.kernel.block[0] * k.kernel.block[1] * k.kernel.block[2];
   if (k.kernel.cluster[0]) n *= k.kernel.cluster[0] * k.kernel.cluster[1] * k.kernel.cluster[2];  // a cluster's run
-  std::vector<std::uint32_t> order;
-  for (std::uint32_t t = 0; t < n; ++t)
-    if (t != r.second.thread) order.push_back(t);
-  order.insert(std::find(order.begin(), order.end(), r.first.thread), r.second.thread);
   w.schedule_a = "round robin in thread order (thread " + std::to_string(r.first.thread) + " before thread " +
                  std::to_string(r.second.thread) + ")";
-  w.schedule_b = "round robin with thread " + std::to_string(r.second.thread) + " moved ahead of thread " +
-                 std::to_string(r.first.thread);
   detail::random_inputs in(spec, 7);
-  auto run = [&](std::vector<std::uint32_t> thread_order) {
-    exec::engine_options o;
-    o.thread_order = std::move(thread_order);
+  auto run = [&](exec::engine_options o) {
     return run_grid<exec::float32_domain>(k, [&] { return exec::float32_domain(detail::source_of(in)); }, 1, o,
                                           std::span<const exec::dim3>(&cta, 1), /*fill_inout=*/false);
   };
-  auto ga = run({}), gb = run(order);
-  if (ga.error || gb.error) {
-    w.note = "a float32 run stopped: " + (ga.error ? ga.error->message : gb.error->message);
+  auto ga = run({});
+  if (ga.error) {
+    w.note = "a float32 run stopped: " + ga.error->message;
     return w;
   }
-  if (!detail::first_bit_difference(ga, gb)) {
-    // When the second thread already comes first in the order (the run reached the accesses in
-    // later sweeps, after barriers), delay the first thread to the end of every sweep instead.
-    std::vector<std::uint32_t> late;
+  // The other schedules, in the order they are tried (see above).
+  std::vector<std::pair<std::string, exec::engine_options>> schedules;
+  {
+    exec::engine_options o;
     for (std::uint32_t t = 0; t < n; ++t)
-      if (t != r.first.thread) late.push_back(t);
-    late.push_back(r.first.thread);
-    auto gc = run(late);
-    if (!gc.error && detail::first_bit_difference(ga, gc)) {
-      gb = std::move(gc);
-      w.schedule_b = "round robin with thread " + std::to_string(r.first.thread) + " last in every sweep";
+      if (t != r.second.thread) o.thread_order.push_back(t);
+    o.thread_order.insert(std::find(o.thread_order.begin(), o.thread_order.end(), r.first.thread), r.second.thread);
+    schedules.emplace_back("round robin with thread " + std::to_string(r.second.thread) + " moved ahead of thread " +
+                               std::to_string(r.first.thread),
+                           std::move(o));
+  }
+  {
+    exec::engine_options o;
+    for (std::uint32_t t = 0; t < n; ++t)
+      if (t != r.first.thread) o.thread_order.push_back(t);
+    o.thread_order.push_back(r.first.thread);
+    schedules.emplace_back("round robin with thread " + std::to_string(r.first.thread) + " last in every sweep",
+                           std::move(o));
+  }
+  auto first_at = detail::float32_instruction(k, r.first.instruction);
+  auto second_at = detail::float32_instruction(k, r.second.instruction);
+  if (first_at && second_at && !r.first.async_proxy && !r.second.async_proxy) {
+    const std::string first = "thread " + std::to_string(r.first.thread) + "'s " + detail::kind_name(r.first);
+    const std::string until =
+        " until thread " + std::to_string(r.second.thread) + "'s " + detail::kind_name(r.second) + " is done";
+    exec::engine_options o;
+    o.hold = {{r.first.thread}, *first_at, /*after=*/true, r.second.thread, *second_at};
+    schedules.emplace_back("round robin with thread " + std::to_string(r.first.thread) + " held right after its " +
+                               detail::kind_name(r.first) + until,
+                           o);
+    const std::uint32_t warp = r.first.thread / exec::warp_threads;
+    o.hold = {{}, *first_at, /*after=*/false, r.second.thread, *second_at};
+    for (std::uint32_t t = warp * exec::warp_threads; t < std::min(n, (warp + 1) * exec::warp_threads); ++t)
+      o.hold.threads.push_back(t);  // the engine never holds the releasing thread
+    schedules.emplace_back("round robin with warp " + std::to_string(warp) + " held right before " + first + until,
+                           std::move(o));
+  }
+  std::string failed;
+  for (auto& [name, o] : schedules) {
+    auto gb = run(std::move(o));
+    if (gb.error) {
+      if (failed.empty()) failed = "; a float32 run stopped under " + name + ": " + gb.error->message;
+      continue;
+    }
+    if (auto d = detail::first_bit_difference(ga, gb)) {
+      const auto& [tensor, i] = *d;
+      w.schedule_b = name;
+      w.differs = true;
+      w.where = tensor + "[" + std::to_string(i) + "]";
+      w.a = std::as_const(ga.values.at(tensor))[i].value_or(NAN);
+      w.b = std::as_const(gb.values.at(tensor))[i].value_or(NAN);
+      return w;
     }
   }
-  if (auto d = detail::first_bit_difference(ga, gb)) {
-    const auto& [name, i] = *d;
-    w.differs = true;
-    w.where = name + "[" + std::to_string(i) + "]";
-    w.a = std::as_const(ga.values.at(name))[i].value_or(NAN);
-    w.b = std::as_const(gb.values.at(name))[i].value_or(NAN);
-    return w;
-  }
-  w.note = "the outputs are the same under both schedules on these inputs (the race may not change the outputs, or "
-           "needs another interleaving)";
+  w.schedule_b = schedules.front().first;
+  w.note = "the outputs are the same under every schedule tried on these inputs (the race may not change the "
+           "outputs, or needs another interleaving)" + failed;
   return w;
 }
-
 
 namespace detail {
 

@@ -74,6 +74,25 @@
 
 namespace gpueq::exec {
 
+// A hold for a race witness (check/explain.hpp): some threads are held back at one instruction
+// until another thread has executed another, so two racing accesses happen in an order that round
+// robin (each thread until it blocks) never gives. `after`: each listed thread is held right after
+// it first executes `instruction` (a load of a read-modify-write: another thread's whole update
+// then lands between its load and its store: a lost update); otherwise right before it first
+// reaches it (a warp held back while the other threads go on through barrier generations it is not
+// needed for, so a later generation's access comes first). The held threads run again when
+// `until_thread` executes `until_instruction` while some thread is held; if nothing else can move
+// first (they are needed for a barrier, say), they are let go at that point instead, so a hold
+// is never what stops a run. Every run with a hold is a schedule the hardware may run (PTX
+// promises no thread any progress relative to another); only the round-robin schedules apply it
+// (not lockstep_warps or schedule_seed). The hold happens once per run.
+struct hold_plan {
+  std::vector<std::uint32_t> threads;  // empty: no hold
+  std::uint32_t instruction = 0;
+  bool after = false;
+  std::uint32_t until_thread = 0, until_instruction = 0;
+};
+
 struct engine_options {
   std::uint64_t max_steps = 4'000'000'000;  // thread-instructions before giving up (unbounded loop)
   // Called every `progress_every` thread-instructions with the count so far.
@@ -91,6 +110,8 @@ struct engine_options {
   // Round robin in this thread order instead of 0, 1, 2, ... (a permutation of the CTA's threads;
   // race witnesses move one thread ahead of another to flip the order of two racing accesses).
   std::vector<std::uint32_t> thread_order;
+  // Race witnesses: threads held back at an instruction (hold_plan above).
+  hold_plan hold;
   // Stop with a clear error when the process's resident memory exceeds this many MiB (0: no
   // limit). Checked every 2^16 thread-instructions (Linux: /proc/self/statm).
   std::uint64_t max_resident_mib = 0;
@@ -186,7 +207,7 @@ class engine {
 
  private:
   static constexpr std::uint32_t warp_size = warp_threads;
-  enum class status : std::uint8_t { runnable, at_barrier, at_warp, at_read, exited };
+  enum class status : std::uint8_t { runnable, at_barrier, at_warp, at_read, held, exited };
   // Thrown by load_pieces when a waitable load (read_waits_) finds a place nobody has written:
   // caught by run_thread/step_once, which park the thread at the load (status::at_read).
   struct read_wait {};
@@ -214,6 +235,7 @@ class engine {
     mbarriers_.clear();
     waiting_reads_.clear();
     read_waits_ = false;
+    hold_setup();
     warp_mask_.assign(n_, 0);
     copies_.assign(n_, {});
     copy_group_.assign(n_, 0);
@@ -298,6 +320,10 @@ class engine {
       }
       if (live_ == 0) break;
       moved = moved && stats_.steps - steps_before > waits_this_pass_;
+      if (!moved && hold_ == hold_phase::holding) {  // nothing else can move: the held threads go on
+        release_hold();
+        continue;
+      }
       if (!waiting_reads_.empty()) {
         // Loads that found nothing written: after progress, try them again; without progress
         // nobody will write for them, so the first is the uninitialized read it is.
@@ -381,7 +407,8 @@ class engine {
   void run_thread(std::uint32_t t) {
     if (status_[t] != status::runnable) return;
     try {
-      run_thread_loop(t);
+      if (hold_ == hold_phase::armed || hold_ == hold_phase::holding) run_thread_holding(t);
+      else run_thread_loop(t);
     } catch (const read_wait&) {
       wait_for_write(t);
     }
@@ -452,6 +479,12 @@ class engine {
     if (options_.max_resident_mib) next = std::min(next, ((s >> 16) + 1) << 16);
     next_check_ = next;
   }
+
+  // Race-witness holds (engine_options::hold), defined in exec/semantics/hold.hpp.
+  enum class hold_phase : std::uint8_t { off, armed, holding, done };
+  void hold_setup();
+  void run_thread_holding(std::uint32_t t);
+  void release_hold();
 
   // ---- errors ------------------------------------------------------------------------------
   std::string thread_name(std::uint32_t t) const {
@@ -1116,6 +1149,9 @@ class engine {
   bool read_waits_ = false;                    // a load that may wait for a write is running
   std::vector<std::uint32_t> waiting_reads_;   // threads parked at such a load (status::at_read)
   std::uint64_t waits_this_pass_ = 0;          // loads parked in the scheduler's current pass
+  hold_phase hold_ = hold_phase::off;          // engine_options::hold: armed until a thread is held
+  std::vector<bool> hold_mask_;                // per thread: listed in the hold
+  std::vector<std::uint32_t> held_;            // threads held now (status::held)
   std::map<std::uint32_t, bool> red_value_;
   std::vector<std::vector<pending_copy>> copies_;
   std::vector<std::uint64_t> copy_group_;
@@ -1177,3 +1213,4 @@ class engine {
 #include <gpueq/exec/semantics/tensor_core.hpp>
 #include <gpueq/exec/semantics/wgmma.hpp>
 #include <gpueq/exec/semantics/cluster.hpp>
+#include <gpueq/exec/semantics/hold.hpp>
