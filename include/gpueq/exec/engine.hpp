@@ -640,13 +640,25 @@ class engine {
     else if (o.k != xoperand::kind::sink) fail_at(error_kind::unsupported, t, "destination operand form");
   }
 
-  // A predicate's truth; symbolic comparisons cannot steer control flow.
+  // An undecided predicate's outcome where the domain runs a case split (exec/case_split.hpp:
+  // the symbolic domain with one attached), else nullopt. A negated predicate (bit 0) is the
+  // complement of the comparison's outcome.
+  std::optional<bool> branch(const value& p) {
+    if constexpr (requires { d_.branch(p.cmp, p.r, p.r2); }) {
+      if (auto b = d_.branch(p.cmp, p.r, p.r2)) return *b != static_cast<bool>(p.bits & 1);
+    }
+    return std::nullopt;
+  }
+
+  // A predicate's truth; symbolic comparisons steer control flow only under a case split.
   bool truth(std::uint32_t t, const value& v) {
     if (v.t == value::tag::bits) return v.bits & 1;
-    if (v.t == value::tag::predicate)
+    if (v.t == value::tag::predicate) {
+      if (auto b = branch(v)) return *b;
       fail_at(error_kind::not_structured, t,
               "a predicate compares symbolic values (" + d_.show(v.r) + " vs " + d_.show(v.r2) +
                   ") and decides control flow or a guarded instruction");
+    }
     if (auto i = v.t == value::tag::real ? d_.integer(v.r) : std::nullopt) return *i != 0;
     fail_at(error_kind::not_structured, t, "a predicate depends on symbolic data");
   }
