@@ -64,8 +64,9 @@ struct decide_options {
   int search_points = 24;  // random points tried when looking for a separating input
   // Where only some inputs count (a path of a case split, check::check_kernels): the inputs of
   // `constrained` get values too, and a point counts only when `admissible` accepts it; up to
-  // 256 draws per counted point.
-  std::function<bool(const assignment&)> admissible;
+  // 256 draws per counted point. It gets the store the decider works in (a fork of the check's
+  // store where the comparison has threads: ids made before the fork mean the same there).
+  std::function<bool(const term::store&, const assignment&)> admissible;
   std::vector<term_id> constrained;
   normal_form_options normal_form;
 };
@@ -145,7 +146,7 @@ class decider {
         values.emplace(x, rational(k, 1024));
       }
       assignment at = [&](term_id x) { return values.at(x); };
-      if (options_.admissible && !options_.admissible(at)) continue;
+      if (options_.admissible && !options_.admissible(s_, at)) continue;
       ++counted;
       evaluator<double> quick(s_, at);
       auto a = quick(f), b = quick(g);

@@ -102,7 +102,9 @@ GPUEQ_ENTRY check_result check_kernels(const pair_spec& spec, const resolved_pai
       resolve_outputs(s, o, cr.values);
       // A counterexample of this path must take this path.
       path_options.compare.decide.constrained = assumption_terms(paths);
-      path_options.compare.decide.admissible = [&s, &paths](const canon::assignment& at) { return satisfies(s, paths, at); };
+      path_options.compare.decide.admissible = [&paths](const term::store& in, const canon::assignment& at) {
+        return satisfies(in, paths, at);
+      };
     }
     detail::fill_inout(s, cand.launch, rr.values, cr.values);
     if (options.float32_report && explored == 1) res.float32 = float32_difference(spec, ref, cand, options.threads);
@@ -124,7 +126,7 @@ GPUEQ_ENTRY check_result check_kernels(const pair_spec& spec, const resolved_pai
   // Every path explored, every feasible one equivalent (a path is feasible for some input, so at
   // least one was compared).
   if (!last) last.emplace();  // (none feasible: the assumptions' reasoning is wrong somewhere)
-  last->summary += " Case split over comparisons of symbolic values: equivalent on each of the " +
+  last->summary += ". Case split over comparisons of symbolic values: equivalent on each of the " +
                    std::to_string(explored - dropped) + " feasible path(s) (" + std::to_string(dropped) +
                    " dropped as contradictory).";
   return std::move(*last);

@@ -96,7 +96,19 @@ inline std::vector<term::term_id> assumption_terms(const case_paths& p) {
   return out;
 }
 
-// "x > y, z ≥ w" of a path's assumptions, for reports (at most `limit` of them).
+inline std::string symbol(exec::cmp_op c) {
+  switch (c) {
+    case exec::cmp_op::gt: case exec::cmp_op::gtu: case exec::cmp_op::hi: return ">";
+    case exec::cmp_op::ge: case exec::cmp_op::geu: case exec::cmp_op::hs: return ">=";
+    case exec::cmp_op::lt: case exec::cmp_op::ltu: case exec::cmp_op::lo: return "<";
+    case exec::cmp_op::le: case exec::cmp_op::leu: case exec::cmp_op::ls: return "<=";
+    case exec::cmp_op::eq: case exec::cmp_op::equ: return "==";
+    case exec::cmp_op::ne: case exec::cmp_op::neu: return "!=";
+    default: return std::string(exec::cmp_spellings[static_cast<int>(c)]);
+  }
+}
+
+// "x > y, not z > w" of a path's assumptions, for reports (at most `limit` of them).
 inline std::string describe_path(const term::store& s, const case_paths& p, std::size_t limit = 6) {
   std::string out;
   std::size_t n = 0;
@@ -105,8 +117,7 @@ inline std::string describe_path(const term::store& s, const case_paths& p, std:
       for (auto& a : r.assumed) {
         if (n++ == limit) return out + ", …";
         if (!out.empty()) out += ", ";
-        out += (a.outcome ? "" : "not ") + term::to_string(s, a.a) + " " +
-               std::string(exec::cmp_spellings[static_cast<int>(a.c)]).substr(1) + " " + term::to_string(s, a.b);
+        out += (a.outcome ? "" : "not ") + term::to_string(s, a.a) + " " + symbol(a.c) + " " + term::to_string(s, a.b);
       }
   return out;
 }

@@ -92,12 +92,15 @@ struct case_split {
     if (order.empty()) return std::nullopt;
     return implied_outcome(s, order, c, order.resolve(s, a), order.resolve(s, b));
   }
-  // A branch point: the prescribed outcome or true, recorded.
-  bool branch(cmp_op c, term::term_id a, term::term_id b) {
+  // A branch point: the prescribed outcome or true, recorded. The facts are settled at once, so
+  // that a later comparison they imply only through a max (max(m1, m3) > m2 with m1 > m3) is
+  // decided instead of branching into a contradiction.
+  bool branch(term::store& s, cmp_op c, term::term_id a, term::term_id b) {
     bool outcome = taken.size() < prescribed.size() ? static_cast<bool>(prescribed[taken.size()]) : true;
     taken.push_back(outcome);
     assumed.push_back({a, b, c, outcome});
     assume(order, assumed.back());
+    order.settle(s);
     return outcome;
   }
 };

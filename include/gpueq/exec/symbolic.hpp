@@ -145,7 +145,11 @@ class symbolic_domain {
   void attach(case_split* c) { split_ = c; }
   std::optional<bool> branch(cmp_op c, real x, real y) {
     if (!split_) return std::nullopt;
-    return split_->branch(c, close(x), close(y));
+    term::term_id a = close(x), b = close(y);
+    // A predicate computed before the path assumed its outcome (one setp feeding two selps) is
+    // decided by the assumptions now: no second branch point for it.
+    if (auto d = split_->decided(s_, c, a, b)) return *d;
+    return split_->branch(s_, c, a, b);
   }
 
   // Float formats are reals; only a conversion to an integer needs a concrete value.

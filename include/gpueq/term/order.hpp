@@ -94,13 +94,15 @@ class order {
     return true;
   }
 
-  // Rewrites the facts' terms under the facts until nothing changes (at most `rounds` times).
+  // Rewrites the facts' terms under the facts until nothing changes (at most `rounds` times). The
+  // facts as assumed stay (the terms as the runs name them) beside their rewritten forms.
   void settle(store& s, int rounds = 8) {
     for (int r = 0; r < rounds; ++r) {
-      std::vector<order_fact> next;
-      for (const order_fact& f : facts_) next.push_back({resolve(s, f.greater), resolve(s, f.lesser), f.strict});
-      for (const order_fact& f : facts_)  // keep the originals too: the terms as the runs name them
-        if (std::find(next.begin(), next.end(), f) == next.end()) next.push_back(f);
+      std::vector<order_fact> next = facts_;
+      for (const order_fact& f : facts_) {
+        order_fact g{resolve(s, f.greater), resolve(s, f.lesser), f.strict};
+        if (std::find(next.begin(), next.end(), g) == next.end()) next.push_back(g);
+      }
       if (next.size() == facts_.size()) return;
       facts_ = std::move(next);
       stale_ = true;
@@ -108,23 +110,16 @@ class order {
   }
 
   // t with max/min resolved and equal terms merged under the facts (see the header comment). The
-  // result equals t at every input that satisfies the facts.
-  term_id resolve(store& s, term_id t) {
+  // result equals t at every input that satisfies the facts. A node is rebuilt from its rewritten
+  // children first (max(m1, m3) is m1 under m1 > m3), then replaced by its class's
+  // representative, so that a fact max(m1, m3) = m2 becomes m1 = m2 when settled.
+  term_id resolve(store& s, term_id t, int depth = 0) {
     if (facts_.empty()) return t;
     if (stale_) refresh(s);
     std::vector<std::pair<term_id, bool>> stack{{t, false}};
     while (!stack.empty()) {
       auto [x, expanded] = stack.back();
       if (memo_.contains(x)) {
-        stack.pop_back();
-        continue;
-      }
-      if (auto r = representative_.find(x); r != representative_.end() && r->second != x) {
-        if (!memo_.contains(r->second)) {
-          stack.emplace_back(r->second, false);
-          continue;
-        }
-        memo_.emplace(x, memo_.at(r->second));
         stack.pop_back();
         continue;
       }
@@ -136,7 +131,10 @@ class order {
         continue;
       }
       stack.pop_back();
-      memo_.emplace(x, rebuild(s, x));
+      term_id y = rebuild(s, x);
+      if (auto r = representative_.find(y); r != representative_.end() && r->second != y)
+        y = depth < 16 ? resolve(s, r->second, depth + 1) : r->second;
+      memo_.emplace(x, y);
     }
     return memo_.at(t);
   }
