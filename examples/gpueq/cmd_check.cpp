@@ -224,7 +224,7 @@ cli::registrar reg("check", [](CLI::App& app) -> cli::runner {
   c->add_option("--max-paths", o->max_paths,
                 "Paths of the case split over comparisons of symbolic values (a selection or branch on a.m > b.m that "
                 "is not max/min): each path runs both kernels with one outcome per such comparison, and max/min are "
-                "resolved under its assumptions; more paths than this give unknown (default 256; 0: no case split, "
+                "resolved under its assumptions; more paths than this give unknown (default 4096; 0: no case split, "
                 "such a comparison stops the run)");
   c->add_option("--grid", o->grid,
                  "Which CTAs to check, overriding the spec's \"ctas\": 'all' (every CTA of each kernel's grid, so two "

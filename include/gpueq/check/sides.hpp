@@ -61,7 +61,7 @@ struct check_options {
   // most this many paths (runs of both kernels with one outcome per undecided comparison that a
   // run cannot go on without); past it the verdict is unknown, naming the budget. 0: no case
   // split, such a comparison stops the run as not structured.
-  std::uint32_t max_paths = 256;
+  std::uint32_t max_paths = 4096;
 };
 
 struct side_report {

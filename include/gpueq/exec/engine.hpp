@@ -11,7 +11,8 @@
 // Structured CTAs (VOLTA §3.2): addresses, branch conditions, barrier operands and loop bounds are
 // concrete in every run; data may be symbolic. A symbolic value reaching one of those is a
 // "not a structured CTA" error naming the instruction. A comparison of symbolic reals gives an
-// undecided predicate that only selp (or a predicated mov) may consume, as max/min.
+// undecided predicate that selp (or a predicated mov) consumes as max/min; any other use is a
+// branch point of a case split where the domain runs one (exec/case_split.hpp), else an error.
 //
 // Barriers: `bar.sync`/`barrier.sync` (id, optional count), `bar.arrive` (id, count), `bar.red`
 // go through generations per id (WEFT). Counting is per warp, as PTX specifies for sm_70+: a warp
