@@ -36,6 +36,7 @@ struct options {
   std::string grid;  // "all", or CTAs "x,y,z;x,y,z"
   std::uint64_t max_memory = 0;
   std::uint64_t max_expansion = canon::normal_form_options{}.expansion_bytes >> 20;  // MiB
+  std::uint32_t max_paths = check::check_options{}.max_paths;
   unsigned jobs = 0;
   bool json = false, sarif = false;
   bool expect = false, all = false, no_race = false, no_float32 = false, warp_synchronous = false, quiet = false;
@@ -105,6 +106,7 @@ std::optional<check::verdict> check_one(const std::string& file, const options& 
     co.compare.stop_at_first_difference = !o.all;
     co.compare.decide.fast = o.fast;
     co.compare.decide.normal_form.expansion_bytes = o.max_expansion << 20;
+    co.max_paths = o.max_paths;
     co.engine.max_resident_mib = o.max_memory;
     co.threads = o.jobs ? o.jobs : cli::default_jobs();
     cli::progress progress(file, !o.quiet && !o.json && !o.sarif);
@@ -219,6 +221,11 @@ cli::registrar reg("check", [](CLI::App& app) -> cli::runner {
                 "MiB one expansion of a normal form may take (a product of sums, a power of a sum); a larger one leaves "
                 "that element unknown (default 1024)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 30));
+  c->add_option("--max-paths", o->max_paths,
+                "Paths of the case split over comparisons of symbolic values (a selection or branch on a.m > b.m that "
+                "is not max/min): each path runs both kernels with one outcome per such comparison, and max/min are "
+                "resolved under its assumptions; more paths than this give unknown (default 4096; 0: no case split, "
+                "such a comparison stops the run)");
   c->add_option("--grid", o->grid,
                  "Which CTAs to check, overriding the spec's \"ctas\": 'all' (every CTA of each kernel's grid, so two "
                  "tilings can be compared on a small problem) or a list for both kernels, e.g. '0,0;1,0' (or 0,0:1,0)");

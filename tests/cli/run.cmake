@@ -466,6 +466,20 @@ expect_first(npy_short_data 4 STDERR "${I}/npy/short_data/x.npy: error: holds 10
 file(MAKE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/cli_npy_dir/x.npy")
 expect_first(npy_directory 4 STDERR "${CMAKE_CURRENT_BINARY_DIR}/cli_npy_dir/x.npy: error: is a directory, not a .npy file"
              run ${P} --inputs "${CMAKE_CURRENT_BINARY_DIR}/cli_npy_dir")
+# The case split over comparisons of symbolic values (issue 21 item 16): a 2-lane (max, sum) merge
+# that selects the sum by comparing the maxima has three paths (m0 > m1; m1 > m0; m0 = m1), all
+# equivalent to the naive kernel; with a budget of 2 paths it is unknown naming the budget; with
+# the case split off (0) the selection stops the run as not structured, as before.
+expect(case_split_paths 0 "equivalent.*equivalent on each of the 3 feasible path\\(s\\) \\(0 dropped as contradictory\\)"
+       check --no-float32 ${K}/realworld/softmax_pair_merge_2_naive_vs_select.pair.json)
+expect(case_split_budget 3 "unknown\n  the case split over comparisons of symbolic values needs more than 2 paths \\(the budget, --max-paths\\): 2 explored \\(0 of them dropped as contradictory\\), every feasible one equivalent"
+       check --no-float32 --max-paths 2 ${K}/realworld/softmax_pair_merge_2_naive_vs_select.pair.json)
+expect(case_split_off 3 "not-structured.*a selection on a comparison of symbolic values that is not max/min"
+       check --no-float32 --max-paths 0 ${K}/realworld/softmax_pair_merge_2_naive_vs_select.pair.json)
+# A difference on a path: the counterexample takes that path (m[0] > m[1] there).
+expect(case_split_different 1 "not-equivalent.*\\(case split, path 1: m\\[0\\] > m\\[1\\]\\).*counterexample: at out\\[1\\]"
+       check --no-float32 ${K}/realworld/softmax_pair_merge_2_no_rescale.pair.json)
+
 # Expansions too large for memory end as unknown, naming the budget, within moments.
 expect_first(identity_huge_power 3 STDOUT
              "unknown \\(normal form\\): normal form too large: \\(a sum of 2 terms\\)\\^100000 multiplied out would take about [0-9]+ MiB, over the expansion budget of 1024 MiB \\(normal_form_options::expansion_bytes, --max-expansion\\)"

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <functional>
 #include <random>
 #include <string>
 #include <string_view>
@@ -61,6 +62,12 @@ struct decide_options {
   bool fast = false;
   std::uint64_t seed = 0x6770756571ULL;
   int search_points = 24;  // random points tried when looking for a separating input
+  // Where only some inputs count (a path of a case split, check::check_kernels): the inputs of
+  // `constrained` get values too, and a point counts only when `admissible` accepts it; up to
+  // 256 draws per counted point. It gets the store the decider works in (a fork of the check's
+  // store where the comparison has threads: ids made before the fork mean the same there).
+  std::function<bool(const term::store&, const assignment&)> admissible;
+  std::vector<term_id> constrained;
   normal_form_options normal_form;
 };
 
@@ -122,12 +129,14 @@ class decider {
   // Random points (dyadic rationals, so they print exactly) at which the sides clearly differ:
   // found in double precision, confirmed in 50 digits.
   std::optional<counterexample> search(term_id f, term_id g) {
-    term_id roots[2] = {f, g};
+    std::vector<term_id> roots{f, g};
+    roots.insert(roots.end(), options_.constrained.begin(), options_.constrained.end());
     std::vector<term_id> inputs = inputs_of(s_, roots);
     std::mt19937_64 rng(options_.seed);
-    for (int attempt = 0; attempt < options_.search_points; ++attempt) {
+    const int draws = options_.admissible ? 256 * options_.search_points : options_.search_points;
+    for (int attempt = 0, counted = 0; attempt < draws && counted < options_.search_points; ++attempt) {
       // First signed points in [-2, 2], then positive ones (log/sqrt domains), then wider.
-      const int phase = attempt * 3 / options_.search_points;
+      const int phase = counted * 3 / options_.search_points;
       boost::unordered_flat_map<term_id, rational> values;
       for (term_id x : inputs) {
         std::int64_t k;
@@ -137,6 +146,8 @@ class decider {
         values.emplace(x, rational(k, 1024));
       }
       assignment at = [&](term_id x) { return values.at(x); };
+      if (options_.admissible && !options_.admissible(s_, at)) continue;
+      ++counted;
       evaluator<double> quick(s_, at);
       auto a = quick(f), b = quick(g);
       if (a && b) {

@@ -19,6 +19,7 @@
 
 #include <gpueq/check/compare.hpp>
 #include <gpueq/check/explain.hpp>
+#include <gpueq/check/paths.hpp>
 #include <gpueq/check/prepared.hpp>
 #include <gpueq/check/sides.hpp>
 #include <gpueq/check/spec.hpp>

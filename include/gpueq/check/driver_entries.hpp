@@ -55,33 +55,81 @@ GPUEQ_ENTRY check_result check_against_spec(const pair_spec& spec, const resolve
 }
 
 GPUEQ_ENTRY check_result check_kernels(const pair_spec& spec, const resolved_pair& pair, const check_options& options) {
-  check_result res;
-  res.given = given_of(spec);
   auto t0 = std::chrono::steady_clock::now();
   prepared_kernel ref = prepare(spec, pair.reference, pair.reference_entry, spec.reference, "reference");
   prepared_kernel cand = prepare(spec, pair.candidate, pair.candidate_entry, spec.candidate, "candidate");
   term::store s;
   const prepared_kernel* sides[] = {&ref, &cand};
-  std::vector<kernel_run> runs;
-  std::vector<side_report> reports = run_sides(s, sides, runs, options);
-  res.reference = std::move(reports[0]);
-  res.candidate = std::move(reports[1]);
-  kernel_run &rr = runs[0], &cr = runs[1];
-  res.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  res.terms = s.size();
-
-  if (screen(res, {&res.reference, &res.candidate})) return res;
-  detail::fill_inout(s, cand.launch, rr.values, cr.values);
-
-  if (options.float32_report) res.float32 = float32_difference(spec, ref, cand, options.threads);
-  detail::wording w;
-  w.what = std::to_string(detail::element_count(rr.values)) + " output elements (reference: " +
-           detail::runs_text(res.reference.ctas, spec.reference) + "; candidate: " +
-           detail::runs_text(res.candidate.ctas, spec.candidate) + ")";
-  detail::compare_and_explain(res, s, rr.values, cr.values, w, options, [&](const element_result& p) {
-    return replay(spec, ref, cand, s, p, options.threads, options.race.warp_synchronous || options.engine.lockstep_warps);
-  });
-  return res;
+  // One path of the case split (check/paths.hpp); without a branch point the first is the check.
+  case_paths paths;
+  std::uint32_t explored = 0, dropped = 0;
+  std::optional<check_result> last;  // the last feasible path's result (each so far equivalent)
+  for (;;) {
+    if (explored == options.max_paths && explored > 0) {  // paths remain: the budget is spent
+      check_result res = last ? std::move(*last) : check_result{};
+      res.given = given_of(spec);
+      res.v = verdict::unknown;
+      res.summary = "the case split over comparisons of symbolic values needs more than " + std::to_string(options.max_paths) +
+                    " paths (the budget, --max-paths): " + std::to_string(explored) + " explored (" +
+                    std::to_string(dropped) + " of them dropped as contradictory), every feasible one equivalent";
+      return res;
+    }
+    check_result res;
+    res.given = given_of(spec);
+    std::vector<kernel_run> runs;
+    std::vector<side_report> reports = run_sides(s, sides, runs, options, options.max_paths ? &paths : nullptr);
+    ++explored;
+    res.reference = std::move(reports[0]);
+    res.candidate = std::move(reports[1]);
+    kernel_run &rr = runs[0], &cr = runs[1];
+    res.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    res.terms = s.size();
+    const bool split = paths.branched();
+    const std::string path = split ? " (case split, path " + std::to_string(explored) + ": " + describe_path(s, paths) + ")" : "";
+    if (screen(res, {&res.reference, &res.candidate})) {
+      if (split) res.summary += path;
+      return res;
+    }
+    check_options path_options = options;
+    if (split) {
+      term::order o = assumptions_of(s, paths);
+      if (!o.consistent(s)) {  // no input takes this path
+        ++dropped;
+        if (!advance(paths)) break;
+        continue;
+      }
+      resolve_outputs(s, o, rr.values);
+      resolve_outputs(s, o, cr.values);
+      // A counterexample of this path must take this path.
+      path_options.compare.decide.constrained = assumption_terms(paths);
+      path_options.compare.decide.admissible = [&paths](const term::store& in, const canon::assignment& at) {
+        return satisfies(in, paths, at);
+      };
+    }
+    detail::fill_inout(s, cand.launch, rr.values, cr.values);
+    if (options.float32_report && explored == 1) res.float32 = float32_difference(spec, ref, cand, options.threads);
+    detail::wording w;
+    w.what = std::to_string(detail::element_count(rr.values)) + " output elements (reference: " +
+             detail::runs_text(res.reference.ctas, spec.reference) + "; candidate: " +
+             detail::runs_text(res.candidate.ctas, spec.candidate) + ")";
+    detail::compare_and_explain(res, s, rr.values, cr.values, w, path_options, [&](const element_result& p) {
+      return replay(spec, ref, cand, s, p, options.threads, options.race.warp_synchronous || options.engine.lockstep_warps);
+    });
+    if (!split) return res;
+    if (res.v != verdict::equivalent) {
+      res.summary += path;
+      return res;
+    }
+    last = std::move(res);
+    if (!advance(paths)) break;
+  }
+  // Every path explored, every feasible one equivalent (a path is feasible for some input, so at
+  // least one was compared).
+  if (!last) last.emplace();  // (none feasible: the assumptions' reasoning is wrong somewhere)
+  last->summary += ". Case split over comparisons of symbolic values: equivalent on each of the " +
+                   std::to_string(explored - dropped) + " feasible path(s) (" + std::to_string(dropped) +
+                   " dropped as contradictory).";
+  return std::move(*last);
 }
 
 GPUEQ_ENTRY check_result check_pair(const pair_spec& spec, const resolved_pair& pair, const check_options& options) {

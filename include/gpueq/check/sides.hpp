@@ -57,6 +57,11 @@ struct check_options {
   // Progress on long runs: (phase, done, total), phase "run" counting CTAs of both kernels and
   // "decide" counting output elements. Called from the calling thread only.
   std::function<void(std::string_view, std::uint64_t, std::uint64_t)> progress;
+  // The case split over comparisons of symbolic values (exec/case_split.hpp, check_kernels): at
+  // most this many paths (runs of both kernels with one outcome per undecided comparison that a
+  // run cannot go on without); past it the verdict is unknown, naming the budget. 0: no case
+  // split, such a comparison stops the run as not structured.
+  std::uint32_t max_paths = 4096;
 };
 
 struct side_report {
@@ -111,8 +116,21 @@ inline void make_inputs(exec::symbolic_domain& d, const exec::launch& l, std::ui
 // the inter-CTA pass adds CTAs in grid order. Elements of inout tensors that no CTA wrote are
 // left empty (they hold their input values; detail::fill_inout gives them those terms where the
 // compare stage needs them).
+// The case split of a check (exec/case_split.hpp, check_kernels): per side and CTA, the outcomes a
+// run replays and, after run_sides, the path it took (its assumptions' terms in run_sides' store).
+struct case_paths {
+  std::vector<std::vector<exec::case_split>> runs;  // [side][CTA index]
+  bool branched() const {
+    for (auto& side : runs)
+      for (auto& r : side)
+        if (!r.taken.empty()) return true;
+    return false;
+  }
+};
+
 inline std::vector<side_report> run_sides(term::store& s, std::span<const prepared_kernel* const> sides,
-                                          std::vector<kernel_run>& outs, const check_options& options) {
+                                          std::vector<kernel_run>& outs, const check_options& options,
+                                          case_paths* paths = nullptr) {
   exec::engine_options engine = options.engine;
   engine.lockstep_warps = engine.lockstep_warps || options.race.warp_synchronous;
   struct job_result {
@@ -132,6 +150,10 @@ inline std::vector<side_report> run_sides(term::store& s, std::span<const prepar
     ctas[si] = sides[si]->ctas;
     results[si].resize(ctas[si].size());
     total += ctas[si].size();
+  }
+  if (paths) {
+    paths->runs.resize(sides.size());
+    for (std::size_t si = 0; si < sides.size(); ++si) paths->runs[si].resize(ctas[si].size());
   }
   const unsigned threads = cta_workers(ctas, options.threads);
   // Each worker runs its jobs in a store of its own (the calling thread in s), with its own domain
@@ -173,6 +195,15 @@ inline std::vector<side_report> run_sides(term::store& s, std::span<const prepar
     job_result& r = results[si][ci];
     r.worker = w;
     auto t0 = std::chrono::steady_clock::now();
+    if (paths) {  // a fresh path that replays its prescribed outcomes
+      exec::case_split& c = paths->runs[si][ci];
+      c = exec::case_split{std::move(c.prescribed), {}, {}, {}};
+      ws.d.attach(&c);
+    }
+    struct detach {
+      exec::symbolic_domain& d;
+      ~detach() { d.attach(nullptr); }
+    } detach_after{ws.d};
     if (options.check_races) {
       race::recording_observer obs{&ctx, &r.footprint};
       r.run = run_cta(ws.d, sides[si]->symbolic_program, l, obs, engine);
@@ -245,9 +276,15 @@ inline std::vector<side_report> run_sides(term::store& s, std::span<const prepar
         r.race_info = jr.info;  // a copy: the inter-CTA pass below reads it too
       }
       if (options.check_races) grid.add(static_cast<std::int32_t>(ci), k.ctas[ci], jr.footprint, jr.info);
-      if (jr.worker != 0)
+      if (jr.worker != 0) {
         for (auto& written : jr.run.written)
           for (auto& [i, v] : written) v = s.import(workers[jr.worker]->store, v, memo[jr.worker]);
+        if (paths)
+          for (auto& a : paths->runs[si][ci].assumed) {
+            a.a = s.import(workers[jr.worker]->store, a.a, memo[jr.worker]);
+            a.b = s.import(workers[jr.worker]->store, a.b, memo[jr.worker]);
+          }
+      }
       collect.add(ci, std::move(jr.run), [](term::term_id a, term::term_id b) { return a == b; }, combine);
     }
     inputs.end_run();

@@ -11,7 +11,8 @@
 // Structured CTAs (VOLTA §3.2): addresses, branch conditions, barrier operands and loop bounds are
 // concrete in every run; data may be symbolic. A symbolic value reaching one of those is a
 // "not a structured CTA" error naming the instruction. A comparison of symbolic reals gives an
-// undecided predicate that only selp (or a predicated mov) may consume, as max/min.
+// undecided predicate that selp (or a predicated mov) consumes as max/min; any other use is a
+// branch point of a case split where the domain runs one (exec/case_split.hpp), else an error.
 //
 // Barriers: `bar.sync`/`barrier.sync` (id, optional count), `bar.arrive` (id, count), `bar.red`
 // go through generations per id (WEFT). Counting is per warp, as PTX specifies for sm_70+: a warp
@@ -673,13 +674,25 @@ class engine {
     else if (o.k != xoperand::kind::sink) fail_at(error_kind::unsupported, t, "destination operand form");
   }
 
-  // A predicate's truth; symbolic comparisons cannot steer control flow.
+  // An undecided predicate's outcome where the domain runs a case split (exec/case_split.hpp:
+  // the symbolic domain with one attached), else nullopt. A negated predicate (bit 0) is the
+  // complement of the comparison's outcome.
+  std::optional<bool> branch(const value& p) {
+    if constexpr (requires { d_.branch(p.cmp, p.r, p.r2); }) {
+      if (auto b = d_.branch(p.cmp, p.r, p.r2)) return *b != static_cast<bool>(p.bits & 1);
+    }
+    return std::nullopt;
+  }
+
+  // A predicate's truth; symbolic comparisons steer control flow only under a case split.
   bool truth(std::uint32_t t, const value& v) {
     if (v.t == value::tag::bits) return v.bits & 1;
-    if (v.t == value::tag::predicate)
+    if (v.t == value::tag::predicate) {
+      if (auto b = branch(v)) return *b;
       fail_at(error_kind::not_structured, t,
               "a predicate compares symbolic values (" + d_.show(v.r) + " vs " + d_.show(v.r2) +
                   ") and decides control flow or a guarded instruction");
+    }
     if (auto i = v.t == value::tag::real ? d_.integer(v.r) : std::nullopt) return *i != 0;
     fail_at(error_kind::not_structured, t, "a predicate depends on symbolic data");
   }

@@ -7,6 +7,7 @@
 // engine reports as "not a structured CTA" with the instruction.
 #pragma once
 
+#include <gpueq/exec/case_split.hpp>
 #include <gpueq/exec/domain.hpp>
 #include <gpueq/exec/floats.hpp>
 #include <gpueq/term/operations.hpp>
@@ -123,7 +124,7 @@ class symbolic_domain {
     else if (s_.is_constant(a) && s_.is_constant(b)) order = s_.value_of(a) < s_.value_of(b) ? -1 : s_.value_of(a) == s_.value_of(b) ? 0 : 1;
     else if (auto va = value(a)) order = *va < 0 ? -1 : 1;   // -inf below, +inf above any real
     else if (auto vb = value(b)) order = *vb < 0 ? 1 : -1;
-    if (!order) return std::nullopt;
+    if (!order) return split_ ? split_->decided(s_, c, a, b) : std::nullopt;
     switch (c) {
       case cmp_op::eq: case cmp_op::equ: return *order == 0;
       case cmp_op::ne: case cmp_op::neu: return *order != 0;
@@ -135,6 +136,20 @@ class symbolic_domain {
       case cmp_op::nan: return false;
     }
     return std::nullopt;
+  }
+
+  // A case split (exec/case_split.hpp) for the runs that follow, or none (nullptr): with one, a
+  // comparison its path's assumptions decide is decided, and `branch` takes an outcome for an
+  // undecided one the run cannot go on without. Without one, `branch` answers nullopt and such a
+  // run stops as not structured.
+  void attach(case_split* c) { split_ = c; }
+  std::optional<bool> branch(cmp_op c, real x, real y) {
+    if (!split_) return std::nullopt;
+    term::term_id a = close(x), b = close(y);
+    // A predicate computed before the path assumed its outcome (one setp feeding two selps) is
+    // decided by the assumptions now: no second branch point for it.
+    if (auto d = split_->decided(s_, c, a, b)) return *d;
+    return split_->branch(s_, c, a, b);
   }
 
   // Float formats are reals; only a conversion to an integer needs a concrete value.
@@ -265,6 +280,7 @@ class symbolic_domain {
     std::vector<term::term_id> ids;  // by flat element index; no_term: not made yet
   };
   term::store& s_;
+  case_split* split_ = nullptr;
   std::vector<input_cache> inputs_;  // by the launch's tensor index
   mutable std::vector<buffer> buffers_;
   std::vector<buffer> spare_;

@@ -1,7 +1,8 @@
 // Comparisons and selections (semantics of engine<D, O>, declared in exec/engine.hpp): setp, set
 // and selp. A comparison of symbolic reals gives an undecided predicate; `choose` is the one
 // consumer that may take it (selp, or a predicated mov), and turns a selection between the compared
-// values into max/min. The fast forms: setp on integers is integer.hpp's fast_integer, setp.f32 is
+// values into max/min; any other selection on it takes one outcome under a case split
+// (exec/case_split.hpp) and stops the run otherwise. The fast forms: setp on integers is integer.hpp's fast_integer, setp.f32 is
 // float.hpp's fast_float_finish, selp on a concrete predicate is a case of the engine's fast_step.
 #pragma once
 
@@ -34,6 +35,7 @@ inline auto engine<D, O>::choose(std::uint32_t t, const value& a, const value& b
     if (d_.same(ra, p.r2) && d_.same(rb, p.r))  // u > v ? v : u
       return value::of_real(guarded([&] { return d_.arith(greater ? aop::min : aop::max, xs, k, {}); }, t), k);
   }
+  if (auto o = branch(p)) return *o ? a : b;  // under a case split: one outcome of the comparison
   fail_at(error_kind::not_structured, t,
           "a selection on a comparison of symbolic values that is not max/min of the compared values (" +
               d_.show(p.r) + " vs " + d_.show(p.r2) + ")");
