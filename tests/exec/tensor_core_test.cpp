@@ -149,6 +149,6 @@ TEST_CASE("mma.sync inline: one m16n8k16 tile with fragments loaded by the ISA f
   check_domain(ex);
   fixture<exec::float32_domain> fl(v);
   check_domain(fl);
-  fixture<exec::symbolic_domain> sym(v);
-  check_domain(sym);
+  fixture<exec::symbolic_domain> sy(v);
+  check_domain(sy);
 }
