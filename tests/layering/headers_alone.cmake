@@ -5,7 +5,8 @@
 #   cmake -DCXX=<compiler> -DSOURCE_DIR=<repo> -DWORK_DIR=<scratch dir>
 #         -DINCLUDES=<dirs, |-separated> -DDEFINES=<macros, |-separated>
 #         -DJSON_INCLUDES=<dirs, |-separated> -DJSON_DEFINES=<macros, |-separated> -P headers_alone.cmake
-# Optional: -DHEADERS=<headers relative to include/, |-separated> checks only those.
+# Optional: -DHEADERS=<headers relative to include/, |-separated> checks only those;
+# -DSHARD=i -DSHARDS=n checks every n-th header from the i-th (ctest runs two shards side by side).
 #
 # Why: a header that compiles only because its includer happened to include something first
 # works in every test and breaks the first user who includes it alone, or in another order. The
@@ -50,6 +51,18 @@ endif()
 list(SORT headers)
 if(NOT headers)
   message(FATAL_ERROR "no headers under ${root}/gpueq")
+endif()
+if(SHARDS)
+  set(mine "")
+  set(index 0)
+  foreach(header ${headers})
+    math(EXPR slot "${index} % ${SHARDS}")
+    if(slot EQUAL SHARD)
+      list(APPEND mine ${header})
+    endif()
+    math(EXPR index "${index} + 1")
+  endforeach()
+  set(headers ${mine})
 endif()
 
 file(REMOVE_RECURSE "${WORK_DIR}")
