@@ -4,9 +4,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <new>
 #include <string_view>
 #include <string>
 #include <vector>
@@ -40,10 +42,17 @@ int report_failure(const std::exception& e, const std::string& command, const st
 std::string error_line(const std::exception& e, const std::string& command, const std::string& where = "");
 
 // --max-memory by accounting (memory_budget.cpp): every heap allocation of the process is counted,
-// and one that would take the heap past `mib` MiB (0: no limit) throws a std::bad_alloc naming the
-// budget. Returns false where the C library cannot say a block's size (not glibc): no accounting.
+// and one that would take the heap past `mib` MiB (0: no limit) throws memory_budget_exceeded.
+// Returns false where the C library cannot say a block's size (not glibc): no accounting.
 bool set_memory_budget(std::uint64_t mib);
-std::uint64_t heap_in_use();  // bytes
+class memory_budget_exceeded : public std::bad_alloc {
+ public:
+  memory_budget_exceeded(std::size_t request, std::size_t live, std::size_t budget);
+  const char* what() const noexcept override { return text_; }
+
+ private:
+  char text_[160];
+};
 
 // Every subcommand's --max-memory MiB: main reads it from the parsed subcommand and sets the budget;
 // `target` also reaches the engine's resident-memory check in run, race and check.

@@ -29,7 +29,7 @@ std::string error_line(const std::exception& e, const std::string& command, cons
 
 int report_failure(const std::exception& e, const std::string& command, const std::string& where) {
   if (dynamic_cast<const std::bad_alloc*>(&e) || dynamic_cast<const std::length_error*>(&e)) {
-    if (std::string_view(e.what()).starts_with("--max-memory"))  // memory_budget.cpp's accounting
+    if (dynamic_cast<const memory_budget_exceeded*>(&e))  // memory_budget.cpp's accounting
       std::cerr << "gpueq " << command << ": error: resource limit: " << e.what() << '\n';
     else
       std::cerr << "gpueq " << command << ": error: resource limit: out of memory (" << e.what()

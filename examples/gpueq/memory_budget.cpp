@@ -34,21 +34,6 @@ namespace {
 std::atomic<std::int64_t> live_bytes{0};
 std::atomic<std::size_t> budget_bytes{0};  // 0: no limit
 
-// The message is built in a fixed buffer: a std::string would allocate while over the budget.
-class memory_budget_exceeded : public std::bad_alloc {
- public:
-  memory_budget_exceeded(std::size_t request, std::size_t live, std::size_t budget) {
-    std::snprintf(text_, sizeof text_,
-                  "--max-memory %zu MiB reached: an allocation of %zu bytes would take the heap to "
-                  "%zu MiB",
-                  budget >> 20, request, live >> 20);
-  }
-  const char* what() const noexcept override { return text_; }
-
- private:
-  char text_[160];
-};
-
 #if GPUEQ_CLI_ACCOUNTING
 std::size_t charge(void* p) {
   auto n = static_cast<std::int64_t>(malloc_usable_size(p));
@@ -83,8 +68,8 @@ void deallocate(void* p) {
 }
 
 #if GPUEQ_HAVE_GMP
-void* gmp_allocate(std::size_t n) {
-  void* p = std::malloc(n);
+// GMP's blocks, charged; GMP cannot take a failure back, so one ends the process.
+void* gmp_counted(void* p) {
   if (!p) {
     std::fputs("gpueq: error: resource limit: out of memory (in GMP)\n", stderr);
     std::exit(exit_resource);
@@ -92,20 +77,22 @@ void* gmp_allocate(std::size_t n) {
   charge(p);
   return p;
 }
+void* gmp_allocate(std::size_t n) { return gmp_counted(std::malloc(n)); }
 void* gmp_reallocate(void* p, std::size_t, std::size_t n) {
   release(p);
-  void* q = std::realloc(p, n);
-  if (!q) {
-    std::fputs("gpueq: error: resource limit: out of memory (in GMP)\n", stderr);
-    std::exit(exit_resource);
-  }
-  charge(q);
-  return q;
+  return gmp_counted(std::realloc(p, n));
 }
 void gmp_free(void* p, std::size_t) { deallocate(p); }
 #endif
 #endif
 }  // namespace
+
+// The message is built in a fixed buffer: a std::string would allocate while over the budget.
+memory_budget_exceeded::memory_budget_exceeded(std::size_t request, std::size_t live, std::size_t budget) {
+  std::snprintf(text_, sizeof text_,
+                "--max-memory %zu MiB reached: an allocation of %zu bytes would take the heap to %zu MiB",
+                budget >> 20, request, live >> 20);
+}
 
 bool set_memory_budget(std::uint64_t mib) {
 #if GPUEQ_CLI_ACCOUNTING
@@ -121,10 +108,6 @@ bool set_memory_budget(std::uint64_t mib) {
 #endif
 }
 
-std::uint64_t heap_in_use() {
-  std::int64_t n = live_bytes.load(std::memory_order_relaxed);
-  return n > 0 ? static_cast<std::uint64_t>(n) : 0;
-}
 }  // namespace gpueq::cli
 
 #if GPUEQ_CLI_ACCOUNTING

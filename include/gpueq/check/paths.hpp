@@ -72,17 +72,9 @@ inline bool satisfies(const term::store& s, const case_paths& p, const canon::as
         canon::high_precision d = *x - *y, tol = margin * (1 + abs(*x) + abs(*y));
         bool gt = d > tol, lt = d < -tol;
         if (!gt && !lt) return false;  // a tie, or too close to call
-        std::optional<bool> holds;
-        switch (a.c) {
-          case exec::cmp_op::gt: case exec::cmp_op::gtu: case exec::cmp_op::hi:
-          case exec::cmp_op::ge: case exec::cmp_op::geu: case exec::cmp_op::hs: holds = gt; break;
-          case exec::cmp_op::lt: case exec::cmp_op::ltu: case exec::cmp_op::lo:
-          case exec::cmp_op::le: case exec::cmp_op::leu: case exec::cmp_op::ls: holds = lt; break;
-          case exec::cmp_op::eq: case exec::cmp_op::equ: holds = false; break;
-          case exec::cmp_op::ne: case exec::cmp_op::neu: holds = true; break;
-          default: break;
-        }
-        if (!holds || *holds != a.outcome) return false;
+        const exec::real_relation rel = exec::relation_of(a.c);
+        if (rel == exec::real_relation::always || rel == exec::real_relation::never) return false;  // never a branch point
+        if (exec::holds(rel, gt ? 1 : -1) != a.outcome) return false;
       }
   return true;
 }
@@ -97,13 +89,13 @@ inline std::vector<term::term_id> assumption_terms(const case_paths& p) {
 }
 
 inline std::string symbol(exec::cmp_op c) {
-  switch (c) {
-    case exec::cmp_op::gt: case exec::cmp_op::gtu: case exec::cmp_op::hi: return ">";
-    case exec::cmp_op::ge: case exec::cmp_op::geu: case exec::cmp_op::hs: return ">=";
-    case exec::cmp_op::lt: case exec::cmp_op::ltu: case exec::cmp_op::lo: return "<";
-    case exec::cmp_op::le: case exec::cmp_op::leu: case exec::cmp_op::ls: return "<=";
-    case exec::cmp_op::eq: case exec::cmp_op::equ: return "==";
-    case exec::cmp_op::ne: case exec::cmp_op::neu: return "!=";
+  switch (exec::relation_of(c)) {
+    case exec::real_relation::gt: return ">";
+    case exec::real_relation::ge: return ">=";
+    case exec::real_relation::lt: return "<";
+    case exec::real_relation::le: return "<=";
+    case exec::real_relation::eq: return "==";
+    case exec::real_relation::ne: return "!=";
     default: return std::string(exec::cmp_spellings[static_cast<int>(c)]);
   }
 }

@@ -32,28 +32,21 @@ struct comparison_assumption {
 // The order facts of `(a c b) == outcome` added to o; `a ≠ b` (eq false, ne true) is no order
 // fact and goes to o's distinct pairs.
 inline void assume(term::order& o, const comparison_assumption& x) {
-  bool gt = false, ge = false, lt = false, le = false, eq = false;
-  switch (x.c) {
-    case cmp_op::gt: case cmp_op::gtu: case cmp_op::hi: gt = true; break;
-    case cmp_op::ge: case cmp_op::geu: case cmp_op::hs: ge = true; break;
-    case cmp_op::lt: case cmp_op::ltu: case cmp_op::lo: lt = true; break;
-    case cmp_op::le: case cmp_op::leu: case cmp_op::ls: le = true; break;
-    case cmp_op::eq: case cmp_op::equ: eq = true; break;
-    case cmp_op::ne: case cmp_op::neu: break;
-    default: return;  // num/nan: always/never over the reals, decided by the domain
-  }
-  const bool ne = !(gt || ge || lt || le || eq);
-  if (gt) x.outcome ? o.assume(x.a, x.b, true) : o.assume(x.b, x.a, false);
-  if (ge) x.outcome ? o.assume(x.a, x.b, false) : o.assume(x.b, x.a, true);
-  if (lt) x.outcome ? o.assume(x.b, x.a, true) : o.assume(x.a, x.b, false);
-  if (le) x.outcome ? o.assume(x.b, x.a, false) : o.assume(x.a, x.b, true);
-  if (eq || ne) {
-    if (x.outcome == eq) {
-      o.assume(x.a, x.b, false);
-      o.assume(x.b, x.a, false);
-    } else {
-      o.assume_distinct(x.a, x.b);
-    }
+  const real_relation r = relation_of(x.c);
+  switch (r) {
+    case real_relation::gt: x.outcome ? o.assume(x.a, x.b, true) : o.assume(x.b, x.a, false); return;
+    case real_relation::ge: x.outcome ? o.assume(x.a, x.b, false) : o.assume(x.b, x.a, true); return;
+    case real_relation::lt: x.outcome ? o.assume(x.b, x.a, true) : o.assume(x.a, x.b, false); return;
+    case real_relation::le: x.outcome ? o.assume(x.b, x.a, false) : o.assume(x.a, x.b, true); return;
+    case real_relation::eq: case real_relation::ne:
+      if (x.outcome == (r == real_relation::eq)) {
+        o.assume(x.a, x.b, false);
+        o.assume(x.b, x.a, false);
+      } else {
+        o.assume_distinct(x.a, x.b);
+      }
+      return;
+    case real_relation::always: case real_relation::never: return;  // decided by the domain
   }
 }
 
@@ -67,13 +60,13 @@ inline std::optional<bool> implied_outcome(const term::store& s, const term::ord
     if (no) return false;
     return std::nullopt;
   };
-  switch (c) {
-    case cmp_op::gt: case cmp_op::gtu: case cmp_op::hi: return decide(gt(a, b), ge(b, a));
-    case cmp_op::ge: case cmp_op::geu: case cmp_op::hs: return decide(ge(a, b), gt(b, a));
-    case cmp_op::lt: case cmp_op::ltu: case cmp_op::lo: return decide(gt(b, a), ge(a, b));
-    case cmp_op::le: case cmp_op::leu: case cmp_op::ls: return decide(ge(b, a), gt(a, b));
-    case cmp_op::eq: case cmp_op::equ: return decide(ge(a, b) && ge(b, a), gt(a, b) || gt(b, a));
-    case cmp_op::ne: case cmp_op::neu: return decide(gt(a, b) || gt(b, a), ge(a, b) && ge(b, a));
+  switch (relation_of(c)) {
+    case real_relation::gt: return decide(gt(a, b), ge(b, a));
+    case real_relation::ge: return decide(ge(a, b), gt(b, a));
+    case real_relation::lt: return decide(gt(b, a), ge(a, b));
+    case real_relation::le: return decide(ge(b, a), gt(a, b));
+    case real_relation::eq: return decide(ge(a, b) && ge(b, a), gt(a, b) || gt(b, a));
+    case real_relation::ne: return decide(gt(a, b) || gt(b, a), ge(a, b) && ge(b, a));
     default: return std::nullopt;
   }
 }

@@ -485,6 +485,7 @@ class engine {
   enum class hold_phase : std::uint8_t { off, armed, holding, done };
   void hold_setup();
   void run_thread_holding(std::uint32_t t);
+  void hold_thread(std::uint32_t t);
   void release_hold();
 
   // ---- errors ------------------------------------------------------------------------------
@@ -1028,6 +1029,7 @@ class engine {
   // async_copy.hpp
   void cp_async(std::uint32_t t, const xinstr& x, std::uint32_t pc);
   void cp_async_wait(std::uint32_t t, std::uint64_t keep, bool all);
+  void land_copy(std::uint32_t writer, pending_copy& c);
   void cp_async_mbarrier_arrive(std::uint32_t t, const xinstr& x, std::uint32_t pc);
   // bulk_copy.hpp: the async proxy (TMA, bulk copies, proxy fences, tensor maps in memory)
   struct bulk_pending {  // a bulk-group copy not yet retired by wait_group

@@ -76,17 +76,7 @@ class exact_domain {
   }
 
   std::optional<bool> compare(cmp_op c, const real& a, const real& b, rkind) {
-    switch (c) {
-      case cmp_op::eq: case cmp_op::equ: return a == b;
-      case cmp_op::ne: case cmp_op::neu: return a != b;
-      case cmp_op::lt: case cmp_op::ltu: case cmp_op::lo: return a < b;
-      case cmp_op::le: case cmp_op::leu: case cmp_op::ls: return a <= b;
-      case cmp_op::gt: case cmp_op::gtu: case cmp_op::hi: return a > b;
-      case cmp_op::ge: case cmp_op::geu: case cmp_op::hs: return a >= b;
-      case cmp_op::num: return true;
-      case cmp_op::nan: return false;
-    }
-    return std::nullopt;
+    return holds(relation_of(c), a < b ? -1 : a == b ? 0 : 1);
   }
 
   real convert(const real& a, rkind, rkind to, float_mode m) {

@@ -125,17 +125,7 @@ class symbolic_domain {
     else if (auto va = value(a)) order = *va < 0 ? -1 : 1;   // -inf below, +inf above any real
     else if (auto vb = value(b)) order = *vb < 0 ? 1 : -1;
     if (!order) return split_ ? split_->decided(s_, c, a, b) : std::nullopt;
-    switch (c) {
-      case cmp_op::eq: case cmp_op::equ: return *order == 0;
-      case cmp_op::ne: case cmp_op::neu: return *order != 0;
-      case cmp_op::lt: case cmp_op::ltu: case cmp_op::lo: return *order < 0;
-      case cmp_op::le: case cmp_op::leu: case cmp_op::ls: return *order <= 0;
-      case cmp_op::gt: case cmp_op::gtu: case cmp_op::hi: return *order > 0;
-      case cmp_op::ge: case cmp_op::geu: case cmp_op::hs: return *order >= 0;
-      case cmp_op::num: return true;
-      case cmp_op::nan: return false;
-    }
-    return std::nullopt;
+    return holds(relation_of(c), *order);
   }
 
   // A case split (exec/case_split.hpp) for the runs that follow, or none (nullptr): with one, a

@@ -93,6 +93,38 @@ inline constexpr std::string_view cmp_spellings[] = {GPUEQ_EXEC_COMPARISONS(GPUE
 inline constexpr std::string_view rounding_spellings[] = {"", GPUEQ_EXEC_ROUNDINGS(GPUEQ_X)};  // by rounding
 #undef GPUEQ_X
 
+// What a comparison asks of two reals (exact and symbolic values have no NaN): the unordered
+// forms (equ, ltu, ...) are the ordered ones, lo/ls/hi/hs the unsigned spellings of lt/le/gt/ge;
+// num always holds, nan never.
+enum class real_relation : std::uint8_t { eq, ne, lt, le, gt, ge, always, never };
+constexpr real_relation relation_of(cmp_op c) {
+  switch (c) {
+    case cmp_op::eq: case cmp_op::equ: return real_relation::eq;
+    case cmp_op::ne: case cmp_op::neu: return real_relation::ne;
+    case cmp_op::lt: case cmp_op::ltu: case cmp_op::lo: return real_relation::lt;
+    case cmp_op::le: case cmp_op::leu: case cmp_op::ls: return real_relation::le;
+    case cmp_op::gt: case cmp_op::gtu: case cmp_op::hi: return real_relation::gt;
+    case cmp_op::ge: case cmp_op::geu: case cmp_op::hs: return real_relation::ge;
+    case cmp_op::num: return real_relation::always;
+    case cmp_op::nan: return real_relation::never;
+  }
+  return real_relation::never;
+}
+// Whether relation r holds between a and b whose order is `order`: the sign of a - b.
+constexpr bool holds(real_relation r, int order) {
+  switch (r) {
+    case real_relation::eq: return order == 0;
+    case real_relation::ne: return order != 0;
+    case real_relation::lt: return order < 0;
+    case real_relation::le: return order <= 0;
+    case real_relation::gt: return order > 0;
+    case real_relation::ge: return order >= 0;
+    case real_relation::always: return true;
+    case real_relation::never: return false;
+  }
+  return false;
+}
+
 inline std::optional<cmp_op> cmp_of(std::string_view s) {
   for (std::size_t i = 0; i < std::size(cmp_spellings); ++i)
     if (cmp_spellings[i] == s) return static_cast<cmp_op>(i);

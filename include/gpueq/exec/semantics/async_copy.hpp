@@ -56,11 +56,18 @@ inline void engine<D, O>::cp_async_wait(std::uint32_t t, std::uint64_t keep, boo
       rest.push_back(std::move(c));
       continue;
     }
-    region<real>& r = regions_[c.region];
-    observe(t, place{&r, c.region, c.offset}, c.width, access_kind::write, c.instruction, identity_of(c.v));
-    r.store(c.offset, c.width, std::move(c.v));
+    land_copy(t, c);
   }
   cs = std::move(rest);
+}
+
+// A cp.async copy's shared-memory write lands, observed as `writer`'s (the thread's, or at a
+// cp.async.mbarrier.arrive its async agent's).
+template <value_domain D, observer O>
+inline void engine<D, O>::land_copy(std::uint32_t writer, pending_copy& c) {
+  region<real>& r = regions_[c.region];
+  observe(writer, place{&r, c.region, c.offset}, c.width, access_kind::write, c.instruction, identity_of(c.v));
+  r.store(c.offset, c.width, std::move(c.v));
 }
 
 // cp.async.mbarrier.arrive{.noinc}.shared{::cta}.b64 [mbar] (PTX ISA, "cp.async.mbarrier.arrive"):
@@ -81,11 +88,7 @@ inline void engine<D, O>::cp_async_mbarrier_arrive(std::uint32_t t, const xinstr
   const std::uint32_t agent = n_ + t;
   auto [key, m] = mbarrier_at(t, x, x.ops[0], pc, access_kind::atomic);
   async_issue(t, pc, false);
-  for (auto& c : copies_[t]) {
-    region<real>& r = regions_[c.region];
-    observe(agent, place{&r, c.region, c.offset}, c.width, access_kind::write, c.instruction, identity_of(c.v));
-    r.store(c.offset, c.width, std::move(c.v));
-  }
+  for (auto& c : copies_[t]) land_copy(agent, c);
   copies_[t].clear();
   mbarrier_register(agent, key, m, pc);
   if (has_mod(x, ".noinc")) {  // the phase's pending count is at least 1 until it completes

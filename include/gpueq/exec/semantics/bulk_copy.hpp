@@ -214,7 +214,8 @@ inline void engine<D, O>::bulk_copy(std::uint32_t t, const xinstr& x, std::uint3
   async_issue(t, pc, from_shared);
 
   // Where a load lands: its destination and mbarrier, or with multicast the same CTA-relative
-  // offsets in each CTA of the ctaMask (the operand after the mbarrier).
+  // offsets in each CTA of the ctaMask (the operand after the mbarrier). `dst` is the shared-memory
+  // box of a tensor copy (its destination, or a store's source), a bulk copy's destination.
   struct destination {
     address_value dst, mbar;
   };
@@ -244,7 +245,6 @@ inline void engine<D, O>::bulk_copy(std::uint32_t t, const xinstr& x, std::uint3
   if (tensor) {
     // [dst], [map, {coords}], [mbar]  (load)   |   [map, {coords}], [src]  (store, reduction)
     const xoperand& mapop = to_shared ? x.ops[1] : x.ops[0];
-    const xoperand& box = to_shared ? x.ops[0] : x.ops[1];
     if (mapop.elems.size() != 1 || mapop.elems[0].k != xoperand::kind::vector)
       fail_at(error_kind::unsupported, t, "a tensor copy names its map and coordinates as [map, {c0, ...}]");
     tma::tensor_map map = read_map(t, mapop, agent, pc);
@@ -265,8 +265,7 @@ inline void engine<D, O>::bulk_copy(std::uint32_t t, const xinstr& x, std::uint3
     try {
       tma::box_shape shape = tma::shape(map);
       for (const destination& dest : dests) {
-        address_value s = to_shared ? dest.dst : effective_address(t, box);
-        place base = locate(t, ptx::state_space::shared, s, static_cast<std::uint32_t>(shape.shared_bytes));
+        place base = locate(t, ptx::state_space::shared, dest.dst, static_cast<std::uint32_t>(shape.shared_bytes));
         const std::uint32_t w = shape.element_bytes;
         const auto shared_address = static_cast<std::uint32_t>(base.r->base + base.offset);
         tma::for_each_element(map, coords, shared_address, [&](const tma::element& e) {
@@ -296,16 +295,16 @@ inline void engine<D, O>::bulk_copy(std::uint32_t t, const xinstr& x, std::uint3
     check_alignment(t, s.at, 16);
     const auto n = static_cast<std::uint32_t>(size);
     place from = locate(t, spaces[1], s, n);
+    // In pieces: a reduction's elements (its type), else the cells the source holds (a value a
+    // kernel stored whole is moved whole, so symbolic data needs no splitting), or a tensor's
+    // elements where nothing was stored.
+    const rkind k = rkind_of(x.type).value_or(rkind::integer);
+    const std::uint32_t typed = reduce ? exec::bytes(x.type) : 0;
+    if (reduce && (typed == 0 || size % typed != 0))
+      fail_at(error_kind::unsupported, t, "a bulk reduction whose size is not a multiple of its elements");
     for (const destination& dest : dests) {
       check_alignment(t, dest.dst.at, 16);
       place to = locate(t, spaces[0], dest.dst, n);
-      // In pieces: a reduction's elements (its type), else the cells the source holds (a value a
-      // kernel stored whole is moved whole, so symbolic data needs no splitting), or a tensor's
-      // elements where nothing was stored.
-      rkind k = rkind_of(x.type).value_or(rkind::integer);
-      const std::uint32_t typed = reduce ? exec::bytes(x.type) : 0;
-      if (reduce && (typed == 0 || size % typed != 0))
-        fail_at(error_kind::unsupported, t, "a bulk reduction whose size is not a multiple of its elements");
       for (std::uint64_t off = 0; off < size;) {
         std::uint32_t w = typed;
         if (!w) {

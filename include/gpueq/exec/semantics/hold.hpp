@@ -37,10 +37,7 @@ inline void engine<D, O>::run_thread_holding(std::uint32_t t) {
     const std::uint32_t pc = pc_[t];
     const bool listed = hold_mask_[t] && pc == h.instruction;
     if (listed && !h.after) {  // held before its first execution of the instruction
-      hold_mask_[t] = false;
-      status_[t] = status::held;
-      held_.push_back(t);
-      hold_ = hold_phase::holding;
+      hold_thread(t);
       return;
     }
     step_once(t);
@@ -53,13 +50,20 @@ inline void engine<D, O>::run_thread_holding(std::uint32_t t) {
     if (executed && listed && h.after) {  // held right after its first execution
       hold_mask_[t] = false;
       if (status_[t] == status::runnable) {
-        status_[t] = status::held;
-        held_.push_back(t);
-        hold_ = hold_phase::holding;
+        hold_thread(t);
         return;
       }
     }
   }
+}
+
+// Thread t is held now (its hold is used up: each listed thread is held once).
+template <value_domain D, observer O>
+inline void engine<D, O>::hold_thread(std::uint32_t t) {
+  hold_mask_[t] = false;
+  status_[t] = status::held;
+  held_.push_back(t);
+  hold_ = hold_phase::holding;
 }
 
 // The held threads run again (the releasing access happened, or nothing else could move); the
