@@ -8,7 +8,7 @@
 #
 # Default flags: every <family>/<name>.cu becomes <family>/<name>.ptx with
 #   nvcc -ptx -lineinfo -arch=sm_80
-# except the hopper/ family, which targets sm_90a (arch_of below; ptxas checks it for sm_90a).
+# except the hopper/ and probes/ families, which target sm_90a (arch_of below; ptxas checks them for sm_90a).
 # Files built with other flags, or several PTX files from one source, are listed in VARIANTS
 # below (output, source, extra flags). Absolute paths in `.file` directives are cut to the file
 # name and the sources are compiled from a fixed folder (/tmp/gpueq-kernels-regen), so the PTX
@@ -61,7 +61,7 @@ done
 # The architecture a family's kernels are compiled for and checked against.
 arch_of() {
   case "$1" in
-    hopper/*) echo sm_90a ;;
+    hopper/*|probes/*) echo sm_90a ;;
     *) echo sm_80 ;;
   esac
 }
