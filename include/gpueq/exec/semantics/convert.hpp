@@ -126,6 +126,10 @@ inline void engine<D, O>::cvt(std::uint32_t t, const xinstr& x) {
   }
   // integer -> integer
   if (a.t == value::tag::real && a.k == rkind::integer && is_symbolic(a)) return write(t, x.ops[0], a);  // exact data
+  // The low half of a packed pair cut to the half's width: `cvt.u16.u32 %rs, %r` after
+  // cvt.rn.f16x2.e4m3x2 (how nvcc takes an fp8's f16 out of the pair) is that half, symbolic or not.
+  if (a.t == value::tag::packed && !x.has(flag::sat) && bytes(to) == bytes(a.k) && !is_signed(to))
+    return write(t, x.ops[0], value::of_real(a.r, a.k));
   std::uint64_t bits = to_bits(a, t);
   std::int64_t v = is_signed(from) ? sext(bits, from) : static_cast<std::int64_t>(bits & mask_of(from));
   if (x.has(flag::sat)) v = clamp(v, to);
