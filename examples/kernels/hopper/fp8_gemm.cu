@@ -17,6 +17,8 @@
 //   bytes, 512-byte atoms of 8 rows, SBO 512; 16-byte chunk c of row r stored at chunk
 //   c ^ ((r % 8) / 2), the XOR of address bits 4-5 with bits 7-8), tiles aligned to 512 bytes; a
 //   k32 step advances the start addresses by 32 bytes.
+// gemm_fp8_wgmma_wrong_swizzle (bug): the sw64 kernel's tiles read through descriptors that say
+//   "no swizzle" (LBO 128, SBO 512): the MMAs read other bytes than the tiles' rows hold.
 #include <cstdint>
 #include <cuda_fp8.h>
 
@@ -108,9 +110,9 @@ extern "C" __global__ void gemm_fp8_wgmma(const __nv_fp8_e4m3* A, const __nv_fp8
   store_tile(acc, C);
 }
 
-extern "C" __global__ void gemm_fp8_wgmma_sw64(const __nv_fp8_e4m3* A, const __nv_fp8_e4m3* Bt, float* C) {
-  __shared__ __align__(512) __nv_fp8_e4m3 sA[M * K];
-  __shared__ __align__(512) __nv_fp8_e4m3 sB[N * K];
+// The 64-byte swizzle layout: 16-byte chunk c of 64-byte row r at chunk c ^ ((r % 8) / 2).
+__device__ __forceinline__ void load_sw64(const __nv_fp8_e4m3* A, const __nv_fp8_e4m3* Bt, __nv_fp8_e4m3* sA,
+                                          __nv_fp8_e4m3* sB) {
   for (int q = threadIdx.x; q < M * K / 16; q += blockDim.x) {
     int row = q / 4, c = q % 4;  // row `row` (64 bytes) of A and of Bt, chunk c
     uint32_t at = (row / 8) * 512 + (row % 8) * 64 + ((c ^ ((row % 8) / 2)) * 16);
@@ -119,11 +121,32 @@ extern "C" __global__ void gemm_fp8_wgmma_sw64(const __nv_fp8_e4m3* A, const __n
   }
   copies_done();
   __syncthreads();
+}
+
+extern "C" __global__ void gemm_fp8_wgmma_sw64(const __nv_fp8_e4m3* A, const __nv_fp8_e4m3* Bt, float* C) {
+  __shared__ __align__(512) __nv_fp8_e4m3 sA[M * K];
+  __shared__ __align__(512) __nv_fp8_e4m3 sB[N * K];
+  load_sw64(A, Bt, sA, sB);
   accumulators acc;
   fence();
 #pragma unroll
   for (int s = 0; s < K / 32; ++s)
     mma(acc, descriptor(smem(sA) + 32 * s, 16, 512, 2), descriptor(smem(sB) + 32 * s, 16, 512, 2), s > 0);
+  commit();
+  wait_all();
+  pin(acc);
+  store_tile(acc, C);
+}
+
+extern "C" __global__ void gemm_fp8_wgmma_wrong_swizzle(const __nv_fp8_e4m3* A, const __nv_fp8_e4m3* Bt, float* C) {
+  __shared__ __align__(512) __nv_fp8_e4m3 sA[M * K];
+  __shared__ __align__(512) __nv_fp8_e4m3 sB[N * K];
+  load_sw64(A, Bt, sA, sB);
+  accumulators acc;
+  fence();
+#pragma unroll
+  for (int s = 0; s < K / 32; ++s)  // the bug: swizzle mode 0 for tiles stored swizzled
+    mma(acc, descriptor(smem(sA) + 256 * s, 128, 512, 0), descriptor(smem(sB) + 256 * s, 128, 512, 0), s > 0);
   commit();
   wait_all();
   pin(acc);

@@ -698,7 +698,7 @@ class engine {
     fail_at(error_kind::not_structured, t, "a predicate depends on symbolic data");
   }
 
-  // Two packed 16-bit halves (hi << 16 | lo) read as one number of kind k. A bf16 is the high
+  // Two packed 16-bit halves (hi << 16 | lo; two fp8 values: hi << 8 | lo) read as one number of kind k. A bf16 is the high
   // half of an f32, so `mov.b32 %f, {0, %rs}` (what __bfloat162float compiles to for sm_80 and
   // later) is the bf16 value itself, exactly, as an f32: that holds for symbolic halves too.
   // A 16-bit read is the low half (cvt takes the low bits of a wider register). Otherwise the 32

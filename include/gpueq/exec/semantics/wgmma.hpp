@@ -9,6 +9,9 @@
 //     (its registers, or read through A's descriptor) and all of B, so each warp computes its
 //     slice when it arrives, and the k-th wgmma.mma_async of every warp of a group must be the
 //     same instruction (checked as setmaxnreg is).
+//   - Types: m64nNk16 .f16/.bf16, m64nNk8 .tf32, m64nNk32 .e4m3/.e5m2 (A and B may differ;
+//     K-major only, no imm-trans operands; A in registers holds four fp8 bytes per .b32, which
+//     must be concrete: a cell holds at most two symbolic values).
 //   - Values: D = A B + (scale-d ? C : 0), with imm-scale-a/b = -1 negating A/B, computed over
 //     the domain like mma (engine::product, products accumulated in k order as f32 fused
 //     multiply-adds); an .f16 accumulator is read as halves and the f32 result converted to f16
