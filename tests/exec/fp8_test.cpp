@@ -228,6 +228,69 @@ TEST_CASE("cvt.rn.satfinite{.relu}.e4m3x2/.e5m2x2.f32 and back through cvt.rn.f1
   }
 }
 
+TEST_CASE("cvt .satfinite and .relu to f16: clamp to 65504, negative to +0, NaN stays NaN (float32)") {
+  // Thread t converts X[2t] (upper half) and X[2t+1] with cvt.rn.satfinite{.relu}.f16x2.f32 and
+  // X[2t+1] alone with cvt.rn.satfinite.f16.f32. The largest finite f16 is 65504 (1.1111111111b x 2^15).
+  constexpr std::string_view cvth = R"(
+.visible .entry cvth(.param .u64 y_param, .param .u64 x_param)
+{
+  .reg .b32 %r<4>;
+  .reg .b16 %h<5>;
+  .reg .f32 %f<6>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [y_param];
+  ld.param.u64 %rd2, [x_param];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd4, %r1, 8;
+  add.s64 %rd5, %rd2, %rd4;
+  ld.global.f32 %f1, [%rd5];
+  ld.global.f32 %f2, [%rd5+4];
+  cvt.rn.satfinite.relu.f16x2.f32 %r2, %f1, %f2;
+  mov.b32 {%h2, %h3}, %r2;
+  cvt.rn.satfinite.f16.f32 %h4, %f2;
+  cvt.f32.f16 %f3, %h3;
+  cvt.f32.f16 %f4, %h2;
+  cvt.f32.f16 %f5, %h4;
+  mul.wide.u32 %rd6, %r1, 12;
+  add.s64 %rd7, %rd1, %rd6;
+  st.global.f32 [%rd7], %f3;
+  st.global.f32 [%rd7+4], %f4;
+  st.global.f32 [%rd7+8], %f5;
+  ret;
+}
+)";
+  // .satfinite on cvt to f16 needs PTX ISA 8.1 (ptxas says so): this kernel gets its own header.
+  auto load81 = [](std::string_view body) {
+    auto kk = std::make_unique<kernel>();
+    kk->module = gpueq::ptx::parse(".version 8.1\n.target sm_90a\n.address_size 64\n" + std::string(body), "cvth.ptx");
+    REQUIRE(!kk->module.functions.empty());
+    kk->program = exec::decode(kk->module, kk->module.functions[0]);
+    return kk;
+  };
+  auto k = load81(cvth);
+  const std::vector<rat> x = {rat(100000), rat(-3), rat(70000), rat(1, 2), rat(-1), rat(-100000), rat(3), rat(65519)};
+  fixture<exec::float32_domain> f([&](std::string_view, std::uint64_t e) { return x[e]; });
+  exec::launch l = one_cta(4, {out_f32("Y", 12), in_f32("X", 8)});
+  auto r = run(*k, l, f.d);
+  REQUIRE_MESSAGE(!r.error, r.error->message);
+  // (relu upper, relu lower, satfinite lower) per thread; 65519 rounds to 65504 (65520 would be
+  // the tie towards infinity), so it needs no clamp either way.
+  const std::vector<double> want = {65504, 0, -3, 65504, 0.5, 0.5, 0, 0, -65504, 3, 65504, 65504};
+  for (std::uint32_t i = 0; i < 12; ++i) {
+    CAPTURE(i);
+    REQUIRE(r.out["Y"][i].has_value());
+    CHECK(*r.out["Y"][i] == want[i]);
+  }
+  SUBCASE("NaN stays NaN under .relu") {
+    std::string p = fp8_replaced(std::string(cvth), "  ld.global.f32 %f2, [%rd5+4];\n",
+                                 "  ld.global.f32 %f2, [%rd5+4];\n  mov.f32 %f1, 0f7FC00000;\n");
+    auto k2 = load81(p);
+    auto r2 = run(*k2, l, f.d);
+    REQUIRE_MESSAGE(!r2.error, r2.error->message);
+    CHECK(std::isnan(*r2.out["Y"][0]));
+  }
+}
+
 TEST_CASE_TEMPLATE("fp8 conversions over the reals are the identity (.satfinite too), .relu is max(x, 0)", D,
                    exec::exact_domain, exec::symbolic_domain) {
   // Over the reals gpueq rounds nothing, as for f16 and bf16 (README, semantics): Y = X, and with
