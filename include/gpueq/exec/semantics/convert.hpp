@@ -142,13 +142,13 @@ inline void engine<D, O>::cvt(std::uint32_t t, const xinstr& x) {
 
 // The two fp8 values of a 16-bit register (low byte, high byte) of format k: a packed pair, one
 // fp8 value alone (what ld.u8 of an fp8 tensor element loads into a 16-bit register: zero-extended,
-// so the high byte is +0), or concrete bits.
+// so the high byte is +0), or concrete bits (a concrete fp8 value of the other format: its bits).
 template <value_domain D, observer O>
 inline auto engine<D, O>::fp8_pair(const value& a, rkind k, std::uint32_t t) -> std::pair<real, real> {
   if (a.t == value::tag::packed && a.k == k) return {a.r, a.r2};
   if (a.t == value::tag::real && a.k == k) return {a.r, guarded([&] { return d_.from_float(0, k); }, t)};
-  if (a.t == value::tag::real && a.k != rkind::integer && floats::is_fp8(a.k))
-    fail_at(error_kind::unsupported, t, "an e4m3 value read as e5m2 or the other way round");
+  if (a.t == value::tag::real && floats::is_fp8(a.k) && is_symbolic(a))  // (concrete: its bits, below)
+    fail_at(error_kind::not_structured, t, "a symbolic e4m3 value read as e5m2 or the other way round");
   std::uint64_t b = to_bits(a, t);
   return {guarded([&] { return d_.from_float(b & 0xff, k); }, t), guarded([&] { return d_.from_float((b >> 8) & 0xff, k); }, t)};
 }
