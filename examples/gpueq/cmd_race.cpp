@@ -134,7 +134,7 @@ param_arg parse_param(const std::string& text) {
   auto bracket = v.find('[');
   std::string type = v.substr(0, bracket);
   auto d = check::dtype_of(type);
-  if (!d) throw std::runtime_error(syntax + "; '" + type + "' is not a dtype (f16 bf16 f32 f64 s8 u8 s16 u16 s32 u32 s64 u64)");
+  if (!d) throw std::runtime_error(syntax + "; '" + type + "' is not a dtype (f16 bf16 f32 f64 s8 u8 s16 u16 s32 u32 s64 u64 e4m3 e5m2)");
   if (bracket == std::string::npos) {
     if (p.tensor) throw std::runtime_error(syntax + "; a tensor needs its shape, e.g. " + p.name + "=" + text.substr(eq + 1) + "[1024]");
     if (!check::is_float(*d)) throw std::runtime_error(syntax + "; only float scalars can be symbolic (give an integer a value)");

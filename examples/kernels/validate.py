@@ -15,7 +15,7 @@ ENTRY_RE = re.compile(r'\.entry\s+([A-Za-z_$][\w$]*)\s*\((.*?)\)', re.S)
 # `.param .u64 .ptr .global .align 1 name` (LLVM's form, Triton's output) names the pointee's space
 PARAM_RE = re.compile(r'\.param\s+(?:\.align\s+\d+\s+)?\.(\w+)\s+(?:\.ptr\s+(?:\.(?:global|shared|const|local)\s+)?(?:\.align\s+\d+\s+)?)?([\w$]+)(?:\[(\d+)\])?')
 DTYPE_BYTES = {'f16': 2, 'bf16': 2, 'f32': 4, 'f64': 8, 's8': 1, 'u8': 1, 's16': 2, 'u16': 2, 's32': 4, 'u32': 4,
-               's64': 8, 'u64': 8}
+               's64': 8, 'u64': 8, 'e4m3': 1, 'e5m2': 1}
 
 
 def entries(ptx_path):
@@ -24,7 +24,7 @@ def entries(ptx_path):
 
 
 NPY_DESCR = {'f16': '<f2', 'bf16': '<f4', 'f32': '<f4', 'f64': '<f8', 's8': '|i1', 'u8': '|u1', 's16': '<i2', 'u16': '<u2',
-              's32': '<i4', 'u32': '<u4', 's64': '<i8', 'u64': '<u8'}
+              's32': '<i4', 'u32': '<u4', 's64': '<i8', 'u64': '<u8', 'e4m3': '<f4', 'e5m2': '<f4'}
 
 
 def npy_problems(path, tensor):

@@ -200,6 +200,19 @@ TEST_CASE("contents from a .npy file: exactly the tensor's dtype and shape, each
   CHECK(*s.contents.at("v").values == std::vector<std::uint64_t>{0x3fc0, 0xbe80});
   check::npy::write((dir / "thirds.npy").string(), "<f4", {2}, {1.5, 1.0 / 3});
   refused(spec_text("thirds.npy", "bf16", "[2]"), "thirds.npy: element 1 (0.3333333432674408) is not a bf16 value");
+  // e4m3 and e5m2 likewise: float32 values that are values of the type, kept as their fp8 codes
+  // (e4m3: 1.5 = 0x3c, -448 = 0xfe, 0.001953125 = 2^-9 = 0x01; e5m2: 1.5 = 0x3e, -0.25 = 0xb4,
+  // 57344 = 0x7b, as bits S.EEEE.MMM bias 7 and S.EEEEE.MM bias 15 give them).
+  check::npy::write((dir / "fp8.npy").string(), "<f4", {3}, {1.5, -448, 0.001953125});
+  s = check::parse_spec(spec_text("fp8.npy", "e4m3", "[3]"), spec_file);
+  CHECK(*s.contents.at("v").values == std::vector<std::uint64_t>{0x3c, 0xfe, 0x01});
+  CHECK(check::bytes(check::dtype::e4m3) == 1);
+  check::npy::write((dir / "fp8b.npy").string(), "<f4", {3}, {1.5, -0.25, 57344});
+  s = check::parse_spec(spec_text("fp8b.npy", "e5m2", "[3]"), spec_file);
+  CHECK(*s.contents.at("v").values == std::vector<std::uint64_t>{0x3e, 0xb4, 0x7b});
+  check::npy::write((dir / "big.npy").string(), "<f4", {2}, {1.0, 480});
+  refused(spec_text("big.npy", "e4m3", "[2]"), "big.npy: element 1 (480) is not an e4m3 value");  // 480 = S.1111.111, the NaN
+  refused(spec_text("thirds.npy", "e5m2", "[2]"), "thirds.npy: element 1 (0.3333333432674408) is not an e5m2 value");
   check::npy::write((dir / "nan.npy").string(), "<f4", {2}, {1.0, NAN});
   refused(spec_text("nan.npy", "f32", "[2]"), "tensors.v.contents: element 1 is NaN, which has no real value");
   std::filesystem::remove_all(dir);

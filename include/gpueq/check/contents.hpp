@@ -30,8 +30,8 @@
 // (u64 values up to 2⁶³ − 1, as the bounds are 64-bit signed integers), or for a float tensor an
 // integer of magnitude at most 2^precision (2¹¹ f16, 2⁸ bf16, 2²⁴ f32, 2⁵³ f64), which the format
 // holds exactly. A permutation has at most 2²⁴ elements (it is built whole). A .npy file's floats
-// must not be NaN (the symbolic domain has no NaN), and a bf16 tensor's file holds float32 values
-// (numpy has no bfloat16) that must each be a bf16 value.
+// must not be NaN (the symbolic domain has no NaN), and a bf16, e4m3 or e5m2 tensor's file holds
+// float32 values (numpy has none of these types) that must each be a value of the tensor's type.
 #pragma once
 
 #include <gpueq/check/dtype.hpp>
@@ -240,6 +240,16 @@ inline std::shared_ptr<const exec::given_contents> given_contents_of(const conte
 inline contents_spec contents_from_npy(const std::string& path, const std::string& file, dtype d,
                                        const std::vector<std::uint64_t>& shape, const std::string& what) {
   npy::bits_array a = npy::read_bits(path, d, shape, what);
+  if (is_fp8(d))
+    for (std::uint64_t i = 0; i < a.bits.size(); ++i) {
+      const double v = exec::floats::decode(a.bits[i] & 0xffffffffu, exec::rkind::f32);
+      const exec::rkind k = rkind_of(d);
+      if (std::isnan(v) || (std::isinf(v) ? k == exec::rkind::e4m3 : exec::floats::round_to(v, k) != v))
+        throw support::diagnostic_error({path, {}, "element " + std::to_string(i) + " (" + detail::number_text(v) +
+                                                       ") is not an " + std::string(name(d)) +
+                                                       " value, which the spec's " + what + " holds"});
+      a.bits[i] = exec::floats::encode(v, k);
+    }
   if (d == dtype::bf16)
     for (std::uint64_t i = 0; i < a.bits.size(); ++i) {
       const std::uint64_t b = a.bits[i] & 0xffffffffu;

@@ -48,6 +48,8 @@ inline std::string descr_of(check::dtype d) {
     case check::dtype::s64: return "<i8";
     case check::dtype::u64: return "<u8";
     case check::dtype::bf16: return "<f4";  // numpy has no bfloat16: written widened to float32
+    case check::dtype::e4m3:
+    case check::dtype::e5m2: return "<f4";  // nor fp8: the same
   }
   return "<f4";
 }

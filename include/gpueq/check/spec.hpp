@@ -292,6 +292,8 @@ inline std::optional<exec::tma::element_type> tma_type(dtype d) {
   using e = exec::tma::element_type;
   switch (d) {
     case dtype::u8: return e::u8;
+    case dtype::e4m3: return e::u8;  // fp8 tensors are mapped as bytes (cuTensorMapEncodeTiled has no fp8 type)
+    case dtype::e5m2: return e::u8;
     case dtype::u16: return e::u16;
     case dtype::u32: return e::u32;
     case dtype::s32: return e::s32;

@@ -39,7 +39,7 @@ class spec_reader {
   }
   dtype type(const nlohmann::json& j, const std::string& path) const {
     auto d = j.is_string() ? dtype_of(j.get<std::string>()) : std::nullopt;
-    if (!d) fail(path, "expected a dtype (f16 bf16 f32 f64 s8 u8 s16 u16 s32 u32 s64 u64)");
+    if (!d) fail(path, "expected a dtype (f16 bf16 f32 f64 s8 u8 s16 u16 s32 u32 s64 u64 e4m3 e5m2)");
     return *d;
   }
   // An integer ≥ min, read as 64 bits (nlohmann keeps non-negative integers unsigned, so values

@@ -34,6 +34,7 @@ struct float_mode {
   rounding round = rounding::rn;
   bool ftz = false;     // flush subnormal inputs and results to sign-preserving zero
   bool sat = false;     // clamp the result to [0, 1]
+  bool satfinite = false;  // cvt .satfinite: NaN stays NaN, beyond the format's range to its largest finite value
   bool approx = false;  // .approx: within the error PTX states
 };
 

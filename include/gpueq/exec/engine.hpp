@@ -64,6 +64,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 // GCC 12 reports -Wrestrict false positives inside std::string concatenation (GCC bug 105329)
@@ -698,23 +699,28 @@ class engine {
     fail_at(error_kind::not_structured, t, "a predicate depends on symbolic data");
   }
 
-  // Two packed 16-bit halves (hi << 16 | lo) read as one number of kind k. A bf16 is the high
+  // Two packed 16-bit halves (hi << 16 | lo; two fp8 values: hi << 8 | lo) read as one number of kind k. A bf16 is the high
   // half of an f32, so `mov.b32 %f, {0, %rs}` (what __bfloat162float compiles to for sm_80 and
   // later) is the bf16 value itself, exactly, as an f32: that holds for symbolic halves too.
   // A 16-bit read is the low half (cvt takes the low bits of a wider register). Otherwise the 32
   // bits must be concrete (in float32 runs they always are): nullopt when they are not.
   std::optional<real> packed_number(const value& v, rkind k, std::uint32_t t) {
     if (k == v.k) return v.r;
+    const unsigned half = 8 * bytes(v.k);  // 16, or 8 for an fp8 pair
     auto lo = d_.float_bits(v.r, v.k);
     if (k == rkind::f32 && v.k == rkind::bf16 && lo && *lo == 0) return v.r2;
-    if (lo && bytes(k) == 2) return guarded([&] { return d_.from_float(*lo, k); }, t);
+    if (lo && bytes(k) == bytes(v.k)) return guarded([&] { return d_.from_float(*lo, k); }, t);
     auto hi = d_.float_bits(v.r2, v.k);
     if (!lo || !hi) return std::nullopt;
-    std::uint64_t bits = *lo | *hi << 16;
+    std::uint64_t bits = *lo | *hi << half;
     if (k == rkind::integer) return d_.from_int(static_cast<std::int64_t>(bits));
     return guarded([&] { return d_.from_float(bits, k); }, t);
   }
   static std::string packed_number_error(rkind half) {
+    if (half == rkind::e4m3 || half == rkind::e5m2)
+      return std::string("two symbolic ") + (half == rkind::e4m3 ? "e4m3" : "e5m2") +
+             " values packed in 16 bits are read as one number (convert them with cvt.f16x2." +
+             (half == rkind::e4m3 ? "e4m3x2" : "e5m2x2") + ")";
     return std::string("two symbolic ") + (half == rkind::bf16 ? "bf16" : "f16") +
            " halves packed in 32 bits are read as one number; only a bf16 in the high half with a zero low "
            "half (bf16 to f32, as __bfloat162float does) is a value of its own";
@@ -748,7 +754,7 @@ class engine {
       }
       case value::tag::packed: {
         auto lo = d_.float_bits(v.r, v.k), hi = d_.float_bits(v.r2, v.k);
-        if (lo && hi) return *lo | (*hi << 16);
+        if (lo && hi) return *lo | (*hi << (8 * bytes(v.k)));
         fail_at(error_kind::not_structured, t, "a bit operation on packed symbolic halves");
       }
       default: fail_at(error_kind::not_structured, t, "a symbolic predicate used as bits");
@@ -829,6 +835,11 @@ class engine {
     if (!ptx::is_supported(x.op)) fail_at(error_kind::unsupported, t, std::string(ptx::unsupported_message(x.op)));
     if (!x.unknown_mods.empty() && !tolerates_unknown(x.op))
       fail_at(error_kind::unsupported, t, "modifier " + std::string(p_.str(x.unknown_mods.front())));
+    // .relu and .satfinite are modelled on cvt only (semantics/convert.hpp); elsewhere (max.relu,
+    // fma.relu, ...) they would change values, so they stop the run instead of being ignored.
+    if ((x.has(flag::relu) || x.has(flag::satfinite)) && x.op != ptx::opcode::cvt)
+      fail_at(error_kind::unsupported, t,
+              std::string("modifier ") + (x.has(flag::relu) ? ".relu" : ".satfinite") + " outside cvt");
     // Warp collectives (the opcode table's `warp` trait): the lanes arrive, the last one runs it.
     if (auto c = ptx::collective(x.op);
         c == ptx::collective_kind::warp || (c == ptx::collective_kind::warp_if_aligned && x.has(flag::aligned)))
@@ -974,6 +985,7 @@ class engine {
   // convert.hpp
   void cvt(std::uint32_t t, const xinstr& x);
   std::optional<std::int64_t> saturate_infinite(const real& r, rkind k);
+  std::pair<real, real> fp8_pair(const value& a, rkind k, std::uint32_t t);
   // compare.hpp
   value compare(std::uint32_t t, const xinstr& x, const value& a, const value& b);
   value combine(std::uint32_t t, const xinstr& x, value p, const value& c);

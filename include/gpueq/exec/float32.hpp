@@ -108,6 +108,8 @@ class float32_domain {
         case rounding::rpi: case rounding::rp: r = std::ceil(a); break;
         default: r = std::nearbyint(a); break;
       }
+    } else if (m.satfinite && !std::isnan(a) && std::fabs(a) > floats::max_finite(to)) {
+      r = std::signbit(a) ? -floats::max_finite(to) : floats::max_finite(to);
     } else {
       r = floats::round_to(a, to, m.round == rounding::none ? rounding::rn : m.round);
       if (m.ftz) r = floats::flush(r, to);

@@ -40,7 +40,7 @@ namespace gpueq::exec {
   X(min) X(max) X(exch) X(cas) X(inc) X(dec) X(arrive) X(red) X(cc) X(clamp) X(wrap) X(l) X(r) X(row) X(col)  \
   X(a) X(b) X(c) X(d) X(sync) X(m16n8k16) X(m16n8k8) X(m16n16k16) X(m8n8) X(shiftamt) X(nc) X(volatile_,      \
   "volatile") X(ca) X(cg) X(to) X(m16n8k4) X(nan_, "NaN") X(relu) X(abs) X(wait_group) X(f4e) \
-  X(parity) X(expect_tx)
+  X(parity) X(expect_tx) X(satfinite)
 
 enum class flag : std::uint8_t {
 #define GPUEQ_FLAG_ENUM(e, ...) e,
@@ -491,7 +491,9 @@ class decoder {
   static fast_form fast_form_of(const xinstr& x) {
     fast_form f;
     // An unsupported opcode gets none: the generic path stops the run with the table's message.
-    if (!ptx::is_supported(x.op) || !x.unknown_mods.empty() || !classify(x, f)) f = fast_form{};
+    if (!ptx::is_supported(x.op) || !x.unknown_mods.empty() || x.has(flag::relu) || x.has(flag::satfinite) ||
+        !classify(x, f))
+      f = fast_form{};
     f.guarded = x.guarded;
     f.guard_negated = x.guard_negated;
     f.guard = x.guard;

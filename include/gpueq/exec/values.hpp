@@ -2,7 +2,8 @@
 // stored memory value holds. A cell is concrete bits (addresses, loop counters, predicates,
 // constants), or a value of the run's value domain (a float or an integer *datum*: a term in a
 // symbolic run, a double in the float32 run, a rational in the exact run), or two 16-bit domain
-// values packed in 32 bits (f16x2/bf16x2 registers, what ldmatrix and mma exchange), or a
+// values packed in 32 bits (f16x2/bf16x2 registers, what ldmatrix and mma exchange; or two 8-bit
+// values packed in 16 bits, e4m3x2/e5m2x2), or a
 // comparison of two domain values that is not decided (a symbolic predicate; only `selp` may
 // consume it, as max/min), or no defined value at all (`empty`, see below). Keeping the tag explicit is what lets one engine be concrete where
 // PTX control flow needs it and symbolic where the data is.
@@ -36,8 +37,9 @@ constexpr std::uint32_t bytes(vtype t) {
   switch (t) {
     case vtype::none: return 0;
     case vtype::pred: return 1;
-    case vtype::b8: case vtype::u8: case vtype::s8: return 1;
-    case vtype::b16: case vtype::u16: case vtype::s16: case vtype::f16: case vtype::bf16: return 2;
+    case vtype::b8: case vtype::u8: case vtype::s8: case vtype::e4m3: case vtype::e5m2: return 1;
+    case vtype::b16: case vtype::u16: case vtype::s16: case vtype::f16: case vtype::bf16: case vtype::e4m3x2:
+    case vtype::e5m2x2: return 2;
     case vtype::b32: case vtype::u32: case vtype::s32: case vtype::f32: case vtype::f16x2: case vtype::bf16x2:
     case vtype::tf32: return 4;
     case vtype::b64: case vtype::u64: case vtype::s64: case vtype::f64: return 8;
@@ -47,15 +49,21 @@ constexpr std::uint32_t bytes(vtype t) {
 }
 constexpr bool is_float(vtype t) {
   return t == vtype::f16 || t == vtype::bf16 || t == vtype::f32 || t == vtype::f64 || t == vtype::f16x2 ||
-         t == vtype::bf16x2 || t == vtype::tf32;
+         t == vtype::bf16x2 || t == vtype::tf32 || t == vtype::e4m3 || t == vtype::e5m2 || t == vtype::e4m3x2 ||
+         t == vtype::e5m2x2;
 }
 constexpr bool is_signed(vtype t) { return t == vtype::s8 || t == vtype::s16 || t == vtype::s32 || t == vtype::s64; }
-constexpr bool is_packed(vtype t) { return t == vtype::f16x2 || t == vtype::bf16x2; }
+// Two values of a format in one register: f16x2/bf16x2 (16-bit halves of a .b32), e4m3x2/e5m2x2 (8-bit
+// halves of a .b16).
+constexpr bool is_packed(vtype t) {
+  return t == vtype::f16x2 || t == vtype::bf16x2 || t == vtype::e4m3x2 || t == vtype::e5m2x2;
+}
 
 // What a domain value stands for: a float of a format, or an exact integer datum (integer tensor
 // data such as counts and indices stored as data; PTX integer arithmetic on such data is taken
-// as exact, i.e. we assume it does not overflow, and say so in the README).
-enum class rkind : std::uint8_t { f16, bf16, f32, f64, integer };
+// as exact, i.e. we assume it does not overflow, and say so in the README). e4m3 and e5m2 are the
+// 8-bit formats of sm_89/sm_90 (OCP FP8: e4m3 the "FN" variant without infinities, e5m2 IEEE-like).
+enum class rkind : std::uint8_t { f16, bf16, f32, f64, integer, e4m3, e5m2 };
 
 constexpr std::uint32_t bytes(rkind k) {
   switch (k) {
@@ -63,6 +71,7 @@ constexpr std::uint32_t bytes(rkind k) {
     case rkind::f32: return 4;
     case rkind::f64: return 8;
     case rkind::integer: return 8;
+    case rkind::e4m3: case rkind::e5m2: return 1;
   }
   return 0;
 }
@@ -72,6 +81,8 @@ constexpr std::optional<rkind> rkind_of(vtype t) {
     case vtype::bf16: case vtype::bf16x2: return rkind::bf16;
     case vtype::f32: case vtype::tf32: return rkind::f32;
     case vtype::f64: return rkind::f64;
+    case vtype::e4m3: case vtype::e4m3x2: return rkind::e4m3;
+    case vtype::e5m2: case vtype::e5m2x2: return rkind::e5m2;
     default: return std::nullopt;
   }
 }

@@ -12,7 +12,9 @@
 //   Shared Memory Matrix Layout   K-major (imm-trans 0) and MN-major (imm-trans 1) layouts made of
 //                                 swizzle atoms of 8 rows x swizzle-width bytes (none: 8 x 16 B);
 //   Strides                       what LBO and SBO are per major-ness and swizzle mode;
-//   Register Fragments            A (m64nNk16 .f16/.bf16, m64nNk8 .tf32) and D (.f16/.f32).
+//   Register Fragments            A (m64nNk16 .f16/.bf16, m64nNk8 .tf32, m64nNk32 .e4m3/.e5m2)
+//                                 and D (.f16/.f32). 8-bit operands in shared memory are K-major
+//                                 only (the fp8 form has no imm-trans operands), e = 1 below.
 //
 // The address map, written in bytes with e the element size and (mn, k) the element's row of
 // A (M) or column of B (N) and its index along K, S the swizzle width (32, 64 or 128 bytes):
@@ -130,6 +132,15 @@ constexpr coord a_element(bool tf32, std::uint32_t t, std::uint32_t i) {
   const std::uint32_t w = t / 32 % 4, lane = t % 32, g = lane / 4, q = lane % 4;
   if (tf32) return {16 * w + g + 8 * (i & 1), q + 4 * (i >> 1)};
   return {16 * w + g + 8 * (i >> 1 & 1), 2 * q + (i & 1) + 8 * (i >> 2)};
+}
+
+// A element i of thread t for 8-bit A (m64nNk32 .e4m3/.e5m2, i in 0..15: four registers of four
+// bytes, element i in byte i % 4 of register i / 4), the ISA's "Register Fragments" for k32 (the
+// layout of mma.m16n8k32 per warp): row = 16 w + groupID + 8 ((i >> 2) & 1), col = 4
+// threadID_in_group + (i & 3) + 16 (i >> 3).
+constexpr coord a_element_8bit(std::uint32_t t, std::uint32_t i) {
+  const std::uint32_t w = t / 32 % 4, lane = t % 32, g = lane / 4, q = lane % 4;
+  return {16 * w + g + 8 * (i >> 2 & 1), 4 * q + (i & 3) + 16 * (i >> 3)};
 }
 
 }  // namespace gpueq::exec::wgmma

@@ -32,6 +32,8 @@ inline void engine<D, O>::cp_async(std::uint32_t t, const xinstr& x, std::uint32
   std::uint32_t piece_w = 4;
   if (src_size) {
     place s = locate(t, ptx::state_space::global, src, src_size);
+    // fp8 elements move one by one: four symbolic fp8 values do not make one 4-byte cell.
+    if (s.r->element_bytes == 1 && floats::is_fp8(s.r->kind) && src_size == size) piece_w = 1;
     observe(t, s, src_size, access_kind::read, pc);
     for (std::uint32_t off = 0; off < size; off += piece_w) {
       value v = off < src_size ? load_cell(t, *s.r, s.offset + off, piece_w) : value::of_bits(0);

@@ -397,16 +397,19 @@ template <value_domain D, observer O>
 inline auto engine<D, O>::assemble(region<real>& r, std::uint64_t offset, std::uint32_t width, std::uint32_t t,
     int in_thread) -> value {
   const auto& first = r.value(r.slot(offset));
-  if (width == 4 && first.width == 2 && first.offset == offset) {
-    std::uint32_t s2 = r.slot(offset + 2);
+  // Two 16-bit floats read as 32 bits, or two fp8 values as 16 bits: a packed pair.
+  if ((width == 4 || width == 2) && first.width == width / 2 && first.offset == offset) {
+    std::uint32_t s2 = r.slot(offset + width / 2);
     if (s2) {
       const auto& second = r.value(s2);
-      if (second.offset == offset + 2 && second.width == 2 && first.value.t == value::tag::real &&
-          second.value.t == value::tag::real && first.value.k != rkind::integer)
+      if (second.offset == offset + width / 2 && second.width == width / 2 && first.value.t == value::tag::real &&
+          second.value.t == value::tag::real && first.value.k != rkind::integer && first.value.k == second.value.k &&
+          bytes(first.value.k) == width / 2)
         return value::of_packed(first.value.r, second.value.r, first.value.k);
     }
   }
-  if (width == 2 && first.width == 4 && first.value.t == value::tag::packed && (offset - first.offset) % 2 == 0)
+  if ((width == 2 || width == 1) && first.width == 2 * width && first.value.t == value::tag::packed &&
+      bytes(first.value.k) == width && (offset - first.offset) % width == 0)
     return value::of_real(offset == first.offset ? first.value.r : first.value.r2, first.value.k);
   std::uint64_t bits = 0;
   for (std::uint32_t b = 0; b < width; ++b) {

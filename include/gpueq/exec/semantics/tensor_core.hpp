@@ -47,6 +47,8 @@ inline void engine<D, O>::mma(const xinstr& x, const std::vector<std::uint32_t>&
   if (x.types.size() != 4 || !x.has(flag::row) || !x.has(flag::col))
     fail_at(error_kind::unsupported, members.front(), "this mma form (expected .row.col with d, a, b, c types)");
   vtype td = x.types[0], ta = x.types[1], tc = x.types[3];
+  if (ta == vtype::e4m3 || ta == vtype::e5m2 || x.types[2] == vtype::e4m3 || x.types[2] == vtype::e5m2)
+    fail_at(error_kind::unsupported, members.front(), "mma.sync on fp8 (.e4m3/.e5m2) operands is not modelled yet");
   fragments::element_type ab = element_of(ta);
   if (!fragments::mma_supported(shape, ab) || td != vtype::f32 || tc != vtype::f32)
     fail_at(error_kind::unsupported, members.front(), "this mma shape or type");

@@ -9,6 +9,9 @@
 //     (its registers, or read through A's descriptor) and all of B, so each warp computes its
 //     slice when it arrives, and the k-th wgmma.mma_async of every warp of a group must be the
 //     same instruction (checked as setmaxnreg is).
+//   - Types: m64nNk16 .f16/.bf16, m64nNk8 .tf32, m64nNk32 .e4m3/.e5m2 (A and B may differ;
+//     K-major only, no imm-trans operands; A in registers holds four fp8 bytes per .b32, which
+//     must be concrete: a cell holds at most two symbolic values).
 //   - Values: D = A B + (scale-d ? C : 0), with imm-scale-a/b = -1 negating A/B, computed over
 //     the domain like mma (engine::product, products accumulated in k order as f32 fused
 //     multiply-adds); an .f16 accumulator is read as halves and the f32 result converted to f16
@@ -66,8 +69,11 @@ namespace gpueq::exec {
 template <value_domain D, observer O>
 struct engine<D, O>::wgmma_shape {
   std::uint32_t n = 0, k = 0;
-  vtype dtype = vtype::f32, ab = vtype::f16;
+  vtype dtype = vtype::f32, ab = vtype::f16, b = vtype::f16;  // ab: A's type (and B's but for fp8); b: B's
   bool operator==(const wgmma_shape&) const = default;
+  bool fp8() const { return ab == vtype::e4m3 || ab == vtype::e5m2; }
+  // Bytes per A/B element: 4 tf32, 1 e4m3/e5m2, else 2.
+  std::uint32_t element_bytes() const { return ab == vtype::tf32 ? 4 : fp8() ? 1 : 2; }
 };
 
 template <value_domain D, observer O>
@@ -123,8 +129,6 @@ inline auto engine<D, O>::wgmma_shape_of(const xinstr& x, std::uint32_t u) -> wg
   std::string shape;
   for (auto id : x.unknown_mods) {
     std::string_view m = p_.str(id);
-    if (m == ".e4m3" || m == ".e5m2")
-      fail_at(error_kind::unsupported, u, "wgmma.mma_async on fp8 (.e4m3/.e5m2) operands is not modelled yet");
     if (m.starts_with(".m64n") && shape.empty()) shape = std::string(m);
     else fail_at(error_kind::unsupported, u, "wgmma.mma_async modifier " + std::string(m));
   }
@@ -140,15 +144,20 @@ inline auto engine<D, O>::wgmma_shape_of(const xinstr& x, std::uint32_t u) -> wg
   };
   s.n = num(std::string_view(shape).substr(5, kpos - 5));
   s.k = num(std::string_view(shape).substr(kpos + 1));
-  if (x.types.size() != 3 || x.types[1] != x.types[2])
-    fail_at(error_kind::unsupported, u, "this wgmma.mma_async form (expected .dtype.atype.btype with atype = btype)");
+  auto is_fp8 = [](vtype t) { return t == vtype::e4m3 || t == vtype::e5m2; };
+  if (x.types.size() != 3 || (x.types[1] != x.types[2] && !(is_fp8(x.types[1]) && is_fp8(x.types[2]))))
+    fail_at(error_kind::unsupported, u,
+            "this wgmma.mma_async form (expected .dtype.atype.btype with atype = btype, or both fp8)");
   s.dtype = x.types[0];
   s.ab = x.types[1];
+  s.b = x.types[2];
   const bool half = s.ab == vtype::f16 || s.ab == vtype::bf16;
-  if (!(half && s.k == 16) && !(s.ab == vtype::tf32 && s.k == 8))
-    fail_at(error_kind::unsupported, u, "this wgmma.mma_async shape and type (gpueq models k16 .f16/.bf16 and k8 .tf32)");
-  if (s.dtype != vtype::f32 && !(s.dtype == vtype::f16 && s.ab == vtype::f16))
-    fail_at(error_kind::unsupported, u, "this wgmma.mma_async accumulator type (.f32, or .f16 with .f16 inputs)");
+  if (!(half && s.k == 16) && !(s.ab == vtype::tf32 && s.k == 8) && !(s.fp8() && s.k == 32))
+    fail_at(error_kind::unsupported, u,
+            "this wgmma.mma_async shape and type (gpueq models k16 .f16/.bf16, k8 .tf32 and k32 .e4m3/.e5m2)");
+  if (s.dtype != vtype::f32 && !(s.dtype == vtype::f16 && (s.ab == vtype::f16 || s.fp8())))
+    fail_at(error_kind::unsupported, u,
+            "this wgmma.mma_async accumulator type (.f32, or .f16 with .f16 or fp8 inputs)");
   if (s.n < 8 || s.n > 256 || s.n % 8 != 0)
     fail_at(error_kind::barrier, u, "wgmma.mma_async n" + std::to_string(s.n) + ": N is a multiple of 8 in 8..256");
   return s;
@@ -188,12 +197,14 @@ inline void engine<D, O>::wgmma_mma_async(const xinstr& x, const std::vector<std
             "wgmma.mma_async without a wgmma.fence before it: the warpgroup must execute wgmma.fence before its "
             "first wgmma.mma_async");
   wgmma_aligned(members);
-  const bool tf32 = s.ab == vtype::tf32, a_regs = x.ops.size() > 1 && x.ops[1].k == xoperand::kind::vector;
-  const std::size_t want = tf32 ? 6 : a_regs ? 7 : 8;
+  // tf32 and fp8 have no imm-trans operands: their shared-memory operands are K-major only.
+  const bool tf32 = s.ab == vtype::tf32, fp8 = s.fp8(), no_trans = tf32 || fp8,
+             a_regs = x.ops.size() > 1 && x.ops[1].k == xoperand::kind::vector;
+  const std::size_t want = no_trans ? 6 : a_regs ? 7 : 8;
   if (x.ops.size() != want)
     fail_at(error_kind::unsupported, u0,
             "wgmma.mma_async with " + std::to_string(x.ops.size()) + " operands (this form has " + std::to_string(want) +
-                ": d, a, b-desc, scale-d, imm-scale-a, imm-scale-b" + (tf32 ? "" : a_regs ? ", imm-trans-b" : ", imm-trans-a, imm-trans-b") + ")");
+                ": d, a, b-desc, scale-d, imm-scale-a, imm-scale-b" + (no_trans ? "" : a_regs ? ", imm-trans-b" : ", imm-trans-a, imm-trans-b") + ")");
   auto immediate = [&](std::size_t operand, const char* what) -> std::int64_t {
     const xoperand& o = x.ops[operand];
     if (o.k != xoperand::kind::imm || o.imm_float)
@@ -203,22 +214,22 @@ inline void engine<D, O>::wgmma_mma_async(const xinstr& x, const std::vector<std
   const std::int64_t scale_a = immediate(4, "imm-scale-a"), scale_b = immediate(5, "imm-scale-b");
   if ((scale_a != 1 && scale_a != -1) || (scale_b != 1 && scale_b != -1))
     fail_at(error_kind::barrier, u0, "wgmma.mma_async's imm-scale-a and imm-scale-b are 1 or -1");
-  const bool trans_a = !tf32 && !a_regs && immediate(6, "imm-trans-a") != 0;
-  const bool trans_b = !tf32 && immediate(a_regs ? 6 : 7, "imm-trans-b") != 0;
-  const std::uint32_t e = tf32 ? 4 : 2, N = s.n, K = s.k;
-  const rkind kab = *rkind_of(s.ab), kd = s.dtype == vtype::f16 ? rkind::f16 : rkind::f32;
+  const bool trans_a = !no_trans && !a_regs && immediate(6, "imm-trans-a") != 0;
+  const bool trans_b = !no_trans && immediate(a_regs ? 6 : 7, "imm-trans-b") != 0;
+  const std::uint32_t e = s.element_bytes(), N = s.n, K = s.k;
+  const rkind kab = *rkind_of(s.ab), kb = *rkind_of(s.b), kd = s.dtype == vtype::f16 ? rkind::f16 : rkind::f32;
 
   // Shared-memory operands: element (mn, k) through the descriptor, observed per 16-byte chunk.
   std::vector<typename wgmma_warp::chunk> chunks;
   std::vector<typename wgmma_warp::operand> operands;
-  auto smem = [&](const wgmma::descriptor& d, bool mn_major, std::uint32_t mn, std::uint32_t k) -> real {
+  auto smem = [&](const wgmma::descriptor& d, bool mn_major, std::uint32_t mn, std::uint32_t k, rkind kind) -> real {
     std::uint64_t at = wgmma::element_address(d, mn_major, e, mn, k);
     place p = locate(u0, ptx::state_space::shared, address_value{at, 0}, e);
     if (p.r->space != memory_space::shared)
       fail_at(error_kind::out_of_bounds, u0, "a wgmma.mma_async descriptor addresses 0x" + hex(at) + ", outside shared memory");
     chunks.push_back({p.index, p.offset & ~std::uint64_t{15}});
     const std::uint32_t first = p.r->slot(p.offset), last = p.r->slot(p.offset + e - 1);
-    real r = to_real(load_cell(u0, *p.r, p.offset, e), kab, u0);
+    real r = to_real(load_cell(u0, *p.r, p.offset, e), kind, u0);
     if (first) operands.push_back({p.index, p.offset, first, last, p.r->value(first).value});
     return r;
   };
@@ -235,13 +246,29 @@ inline void engine<D, O>::wgmma_mma_async(const xinstr& x, const std::vector<std
     std::uint64_t b = to_bits(v, u);
     return guarded([&] { return d_.from_float(h ? (b >> 16) & 0xffff : b & 0xffff, k); }, u);
   };
+  // Byte q (0..3) of a 32-bit A register holding four fp8 values: concrete bits, or (a register
+  // that holds two fp8 pairs cannot be symbolic: a cell holds at most two values) a pair's byte.
+  auto quarter_of = [&](std::uint32_t u, const value& v, std::uint32_t q, rkind k) -> real {
+    if (v.t == value::tag::bits || (v.t == value::tag::real && !is_symbolic(v))) {
+      std::uint64_t b = to_bits(v, u);
+      return guarded([&] { return d_.from_float((b >> (8 * q)) & 0xff, k); }, u);
+    }
+    fail_at(error_kind::not_structured, u,
+            "an fp8 A fragment register of wgmma.mma_async holds symbolic data: gpueq keeps at most two symbolic "
+            "values per register, not the four fp8 values of a .b32 (load A through a shared-memory descriptor)");
+  };
 
   std::vector<real> A(std::size_t{16} * K), B(std::size_t{K} * N), C(std::size_t{16} * N);
   if (a_regs) {
     auto ra = regs_of(x.ops[1]);
     if (ra.size() != 4) fail_at(error_kind::unsupported, u0, "wgmma.mma_async's A fragment is four registers");
     for (auto u : members)
-      for (std::uint32_t i = 0; i < (tf32 ? 4u : 8u); ++i) {
+      for (std::uint32_t i = 0; i < (tf32 ? 4u : fp8 ? 16u : 8u); ++i) {
+        if (fp8) {  // four fp8 values per register, element i in byte i % 4 of register i / 4
+          auto at = wgmma::a_element_8bit(u % 128, i);
+          A[(at.row - row0) * K + at.col] = quarter_of(u, operand_register(u, *ra[i / 4]), i % 4, kab);
+          continue;
+        }
         auto at = wgmma::a_element(tf32, u % 128, i);
         value v = operand_register(u, *ra[tf32 ? i : i / 2]);
         A[(at.row - row0) * K + at.col] = tf32 ? to_real(v, rkind::f32, u) : half_of(u, v, i % 2, kab);
@@ -249,19 +276,19 @@ inline void engine<D, O>::wgmma_mma_async(const xinstr& x, const std::vector<std
   } else {
     const auto da = descriptor_of(1);
     for (std::uint32_t r = 0; r < 16; ++r)
-      for (std::uint32_t k = 0; k < K; ++k) A[r * K + k] = smem(da, trans_a, row0 + r, k);
+      for (std::uint32_t k = 0; k < K; ++k) A[r * K + k] = smem(da, trans_a, row0 + r, k, kab);
   }
   const auto db = descriptor_of(2);
   for (std::uint32_t k = 0; k < K; ++k)
-    for (std::uint32_t n = 0; n < N; ++n) B[k * N + n] = smem(db, trans_b, n, k);
-  auto negate = [&](std::vector<real>& m) {
+    for (std::uint32_t n = 0; n < N; ++n) B[k * N + n] = smem(db, trans_b, n, k, kb);
+  auto negate = [&](std::vector<real>& m, rkind kind) {
     for (auto& v : m) {
       real xs[1] = {v};
-      v = guarded([&] { return d_.arith(aop::neg, xs, kab, float_mode{}); }, u0);
+      v = guarded([&] { return d_.arith(aop::neg, xs, kind, float_mode{}); }, u0);
     }
   };
-  if (scale_a < 0) negate(A);
-  if (scale_b < 0) negate(B);
+  if (scale_a < 0) negate(A, kab);
+  if (scale_b < 0) negate(B, kb);
 
   // C: every lane's accumulators (the pending values of in-flight ones of the same shape), or 0.
   auto rd = regs_of(x.ops[0]);
@@ -373,7 +400,7 @@ inline void engine<D, O>::wgmma_wait(const xinstr& x, const std::vector<std::uin
       // overwritten under it, by any thread, ordered or not (an unordered write is also the race
       // just observed, which the verdict puts first). Stored values, not loads, are compared: a
       // half of a symbolic pair cannot be reloaded once its other half is overwritten.
-      const std::uint32_t e = wgmma_shape_of(p_.code[is.pc], u0).ab == vtype::tf32 ? 4 : 2;
+      const std::uint32_t e = wgmma_shape_of(p_.code[is.pc], u0).element_bytes();
       for (const auto& o : is.operands) {
         region<real>& r = regions_[o.region];
         const std::uint32_t first = r.slot(o.offset);
