@@ -40,7 +40,34 @@ DTYPES = {
     "s8": ("<i1", "b", 1), "u8": ("<u1", "B", 1), "s16": ("<i2", "h", 2), "u16": ("<u2", "H", 2),
     "s32": ("<i4", "i", 4), "u32": ("<u4", "I", 4), "s64": ("<i8", "q", 8), "u64": ("<u8", "Q", 8),
 }
-FLOATS = {"f16", "bf16", "f32", "f64"}
+FLOATS = {"f16", "bf16", "f32", "f64", "e4m3", "e5m2"}
+# fp8 tensors: one byte on the device; in .npy files (gpueq's too) float32 values of the format.
+DTYPES["e4m3"] = ("<f4", "f", 1)
+DTYPES["e5m2"] = ("<f4", "f", 1)
+
+
+def fp8_value(dtype, code):
+    """The value of an fp8 code: e4m3 (bias 7, no infinities, S.1111.111 NaN) or e5m2 (bias 15)."""
+    sign = -1.0 if code & 0x80 else 1.0
+    if dtype == "e4m3":
+        e, m = (code >> 3) & 0xF, code & 7
+        if e == 15 and m == 7:
+            return float("nan")
+        return sign * (m / 8 * 2.0 ** -6 if e == 0 else (1 + m / 8) * 2.0 ** (e - 7))
+    e, m = (code >> 2) & 0x1F, code & 3
+    if e == 31:
+        return sign * float("inf") if m == 0 else float("nan")
+    return sign * (m / 4 * 2.0 ** -14 if e == 0 else (1 + m / 4) * 2.0 ** (e - 15))
+
+
+FP8_CODES = {d: {fp8_value(d, c): c for c in range(255, -1, -1) if fp8_value(d, c) == fp8_value(d, c)}
+             for d in ("e4m3", "e5m2")}  # value -> code (+0 wins over -0: codes go down to 0)
+
+
+def fp8_code(dtype, v):
+    if v != v:
+        return 0x7F
+    return FP8_CODES[dtype][v] if v != 0 else (0x80 if struct.pack("<f", v)[3] & 0x80 else 0)
 
 
 def npy_write(path, dtype, shape, values):
@@ -87,6 +114,8 @@ def bf16_round(x):
 
 def to_device_bytes(dtype, values):
     """The tensor's bytes as the kernel sees them."""
+    if dtype in ("e4m3", "e5m2"):
+        return bytes(fp8_code(dtype, v) for v in values)
     if dtype == "bf16":
         return b"".join(struct.pack("<f", v)[2:] for v in values)
     return struct.pack("<%d%s" % (len(values), DTYPES[dtype][1]), *values)
@@ -105,10 +134,14 @@ def npy_bits(dtype, path):
     if dtype == "bf16":
         vals = struct.unpack("<%df" % (len(raw) // 4), raw)
         return [struct.unpack("<I", struct.pack("<f", v))[0] >> 16 for v in vals]
+    if dtype in ("e4m3", "e5m2"):
+        return [fp8_code(dtype, v) for v in struct.unpack("<%df" % (len(raw) // 4), raw)]
     return device_bits(dtype, raw)
 
 
 def bits_to_float(dtype, b):
+    if dtype in ("e4m3", "e5m2"):
+        return fp8_value(dtype, b)
     if dtype == "f16":
         return struct.unpack("<e", struct.pack("<H", b))[0]
     if dtype == "bf16":
@@ -169,6 +202,9 @@ def elements(shape):
 
 
 def random_values(rng, dtype, n):
+    if dtype in ("e4m3", "e5m2"):  # uniform over the format's values in [-1, 1]
+        vals = sorted(v for v in FP8_CODES[dtype] if abs(v) <= 1)
+        return [rng.choice(vals) for _ in range(n)]
     if dtype in FLOATS:
         v = [rng.uniform(-1, 1) for _ in range(n)]
         if dtype == "f16":
@@ -309,7 +345,7 @@ class Driver:
 
 
 # CUtensorMapDataType by element dtype
-TMAP_DTYPE = {"u8": 0, "s8": 0, "u16": 1, "s16": 1, "u32": 2, "s32": 3, "u64": 4, "s64": 5,
+TMAP_DTYPE = {"u8": 0, "s8": 0, "e4m3": 0, "e5m2": 0, "u16": 1, "s16": 1, "u32": 2, "s32": 3, "u64": 4, "s64": 5,
               "f16": 6, "f32": 7, "f64": 8, "bf16": 9}
 SWIZZLE = {"none": 0, "32B": 1, "64B": 2, "128B": 3}
 INTERLEAVE = {"none": 0, "16B": 1, "32B": 2}
@@ -477,7 +513,7 @@ def compare(case, base, outputs):
         path = os.path.join(base, case["dir"], "gpueq_" + case["side"], t + ".npy")
         r = {"elements": len(hw)}
         if len(hw) <= 16:  # small outputs (probes, reductions): the hardware's values themselves
-            r["hardware"] = list(struct.unpack("<%d%s" % (len(hw), DTYPES[dtype][1]), raw)) if dtype != "bf16" else [
+            r["hardware"] = list(struct.unpack("<%d%s" % (len(hw), DTYPES[dtype][1]), raw)) if dtype not in ("bf16", "e4m3", "e5m2") else [
                 bits_to_float(dtype, b) for b in hw]
         if not os.path.exists(path):
             r["error"] = "gpueq wrote no output"

@@ -61,6 +61,13 @@ check("bf16 tie up to even", hw.bf16_round(1 + 3 * 2 ** -8) == 1 + 2 ** -6)  # h
 check("bf16 above half", hw.bf16_round(1 + 2 ** -8 + 2 ** -12) == 1 + 2 ** -7)
 check("bf16 device bytes", hw.to_device_bytes("bf16", [1.0, -2.0]) == bytes.fromhex("803f00c0"))
 
+# --- fp8: e4m3 1.0 = 0 0111 000, 448 = 0 1111 110 (its largest), -0.5 = 1 0110 000; e5m2 57344 =
+# 0 11110 11 (its largest), -inf = 1 11111 00, 2^-16 = 0 00000 01 (its smallest subnormal).
+check("e4m3 codes", hw.to_device_bytes("e4m3", [1.0, 448.0, -0.5]) == bytes([0x38, 0x7E, 0xB0]))
+check("e5m2 codes", hw.to_device_bytes("e5m2", [57344.0, float("-inf"), 2.0 ** -16]) == bytes([0x7B, 0xFC, 0x01]))
+check("fp8 values", [hw.fp8_value("e4m3", 0x7F) != hw.fp8_value("e4m3", 0x7F), hw.fp8_value("e5m2", 0x7C)] ==
+      [True, float("inf")])
+
 # --- contents: splitmix64 seeded with 1234567, first outputs as published in the corpus README.
 check("splitmix64", [hw.splitmix(1234567, i) for i in range(3)] ==
       [6457827717110365317, 3203168211198807973, 9817491932198370423])
