@@ -119,10 +119,10 @@ TEST_CASE("reading a TMA destination before waiting on the mbarrier races with t
                     f);
       CHECK_MESSAGE(contains(f, "shared tile[byte "), f);
       auto lines = race::source_lines(c.k->module, c.k->module.functions[0]);
-      std::string g = race::format(r, c.info, race::source_lookup([&](std::uint32_t i) { return lines.at(i); }));
-      CHECK_MESSAGE(contains(g, "write by the async proxy: thread 0's TMA load at PTX line " +
-                                    std::to_string(line_of(text, "cp.async.bulk.tensor")) + ", completed on mbarrier"),
-                    g);
+      std::string named = race::format(r, c.info, race::source_lookup([&](std::uint32_t i) { return lines.at(i); }));
+      CHECK_MESSAGE(contains(named, "write by the async proxy: thread 0's TMA load at PTX line " +
+                                        std::to_string(line_of(text, "cp.async.bulk.tensor")) + ", completed on mbarrier"),
+                    named);
     }
   }
   CHECK_MESSAGE(found, proxy_listing(c));
