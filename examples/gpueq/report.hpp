@@ -94,7 +94,9 @@ inline json barrier_key(exec::barrier_key k) {
   return {{"kind", exec::model(k.kind).spelling}, {"id", k.id}};
 }
 
-inline json access(const race_side& s, const race::race_access& a) {
+inline race::source_lookup lookup(const race_side& s);
+
+inline json access(const race_side& s, const race::race_access& a, std::uint32_t region) {
   constexpr const char* kinds[] = {"read", "write", "atomic"};
   json j;
   j["access"] = kinds[static_cast<std::size_t>(a.kind)];
@@ -102,6 +104,20 @@ inline json access(const race_side& s, const race::race_access& a) {
   j["async_proxy"] = a.async_proxy;  // the access is a TMA/bulk copy's, issued by the thread
   j["instruction"] = a.instruction;
   j["location"] = location(s, a.instruction);
+  if (a.async_proxy) {
+    // The copy and what completes it, instead of the agent's segment (which names nothing).
+    const auto& regions = s.r.race_info.regions;
+    j["copy"] = race::detail::copy_name(
+        a, region < regions.size() ? regions[region].space : exec::memory_space::shared, lookup(s));
+    if (a.completion.generation == 0) {
+      j["completed_on"] = nullptr;
+    } else {
+      j["completed_on"] = barrier_key(a.completion.key);
+      j["completed_on"]["name"] = race::detail::resource(a.completion.key, s.r.race_info);
+      j["completed_on"]["generation"] = a.completion.generation;
+    }
+    return j;
+  }
   j["segment"] = a.segment;
   if (a.after.generation == 0) {
     j["after_barrier"] = nullptr;  // before any CTA barrier
@@ -121,6 +137,7 @@ inline json address(const race_side& s, const race::race& r) {
     std::uint64_t eb = reg.element_bytes == 0 ? 1 : reg.element_bytes;
     j["index"] = r.element;
     j["byte"] = r.offset % eb;
+    j["element_bytes"] = eb;  // the unit of "index": 1 for an array declared as bytes (.b8)
   } else {
     j["region"] = r.region;
     j["byte_offset"] = r.offset;
@@ -161,8 +178,8 @@ inline json side_json(const race_side& s) {
       x["missing_proxy_fence"] = grp.example.missing_proxy_fence;
       x["count"] = grp.count;
       x["address"] = address(s, grp.example);
-      x["first"] = access(s, grp.example.first);
-      x["second"] = access(s, grp.example.second);
+      x["first"] = access(s, grp.example.first, grp.example.region);
+      x["second"] = access(s, grp.example.second, grp.example.region);
       x["message"] = race::format(grp.example, s.r.race_info, lookup(s));
       if (g < s.witnesses.size()) {
         const auto& w = s.witnesses[g];

@@ -134,7 +134,7 @@ expect(run_contents_scratch 0 "out\\[0\\] = table\\[5\\]\\[0\\]\nout\\[1\\] = ta
        run tests/cli/inputs/contents_scratch.kernel.json --domain symbolic)
 expect(run_contents 0 "out\\[0\\] = table\\[19\\]\\[0\\]"
        run ${K}/realworld/embedding_vec4_padding_off_by_one.pair.json --side candidate --domain symbolic)
-expect(check_race 2 "race.*WAR race on shared reduce5::s\\[1\\]" check ${K}/reduction/v1_vs_v5.pair.json)
+expect(check_race 2 "race.*WAR race on shared reduce5::s\\[byte 4\\]" check ${K}/reduction/v1_vs_v5.pair.json)
 expect(check_warp_synchronous 0 "equivalent" check --warp-synchronous ${K}/reduction/v1_vs_v5.pair.json)
 expect(check_deadlock 2 "deadlock" check ${K}/named_barriers/ref_vs_producer_short.pair.json)
 expect(check_float32_report 0 "equal over the reals\n  float32 on random inputs: max \\|difference\\| [0-9.e+-]+ \\(at y\\["
@@ -278,7 +278,7 @@ expect(race_atomic_vs_store 2 "inter-CTA race: y\\[0\\] is updated atomically \\
 
 # race --json: per kernel the verdict, race groups (kind, address, count, both accesses with thread,
 # warp/lane, PTX and CUDA lines, barrier generation), barrier diagnostics, run errors, inter-CTA races.
-expect(race_json 2 "\"verdict\": \"race\",.*\"side\": \"reference\",.*\"verdict\": \"race-free\",.*\"side\": \"candidate\",.*\"verdict\": \"race\",.*\"race_count\": 129,.*\"kind\": \"WAR\",.*\"benign\": false,.*\"count\": 31,.*\"space\": \"shared\",.*\"array\": \"reduce5::s\",.*\"index\": 1,.*\"first\": .*\"access\": \"read\",.*\"linear\": 0,.*\"lane\": 0\n.*\"ptx_line\": 130,.*\"cuda_file\": \"examples/kernels/reduction/reduce5_unroll_last_warp.cu\",.*\"cuda_line\": 15.*\"generation\": 1.*\"second\": .*\"access\": \"write\",.*\"linear\": 1,.*\"ptx_line\": 107,.*\"cuda_line\": 10"
+expect(race_json 2 "\"verdict\": \"race\",.*\"side\": \"reference\",.*\"verdict\": \"race-free\",.*\"side\": \"candidate\",.*\"verdict\": \"race\",.*\"race_count\": 129,.*\"kind\": \"WAR\",.*\"benign\": false,.*\"count\": 31,.*\"space\": \"shared\",.*\"array\": \"reduce5::s\",.*\"index\": 4,.*\"element_bytes\": 1\n.*\"first\": .*\"access\": \"read\",.*\"linear\": 0,.*\"lane\": 0\n.*\"ptx_line\": 130,.*\"cuda_file\": \"examples/kernels/reduction/reduce5_unroll_last_warp.cu\",.*\"cuda_line\": 15.*\"generation\": 1.*\"second\": .*\"access\": \"write\",.*\"linear\": 1,.*\"ptx_line\": 107,.*\"cuda_line\": 10"
        race --json ${K}/reduction/v1_vs_v5.pair.json)
 expect(race_json_deadlock 2 "\"verdict\": \"deadlock\",.*\"error\": .*\"kind\": \"deadlock\",.*barrier 2 generation 4: 64 registered, 96 expected.*\"linear\": 32,.*\"ptx_line\": 154,.*\"cuda_file\": \"examples/kernels/named_barriers/mirror_producer_short.cu\",.*\"cuda_line\": 11"
        race --json ${K}/named_barriers/ref_vs_producer_short.pair.json)
@@ -340,7 +340,7 @@ expect(race_quick_clean 0 "softmax_online.ptx \\(kernel\\): race-free and well-s
        race ${K}/softmax/softmax_online.ptx --block 128 --param x=in:f32[256] --param y=out:f32[256] --param n=256)
 expect(race_quick_reduction_clean 0 "race-free" race ${K}/reduction/reduce7_shfl.ptx --block 64 --param x=in:f32[128]
        --param out=f32[1] --param n=128)
-expect(race_quick_racy 2 "reduce5_unroll_last_warp.ptx \\(kernel\\): racy.*WAR race on shared reduce5::s\\[1\\].*reduce5_unroll_last_warp.cu:15"
+expect(race_quick_racy 2 "reduce5_unroll_last_warp.ptx \\(kernel\\): racy.*WAR race on shared reduce5::s\\[byte 4\\].*reduce5_unroll_last_warp.cu:15"
        race ${K}/reduction/reduce5_unroll_last_warp.ptx --block 64 --param x=in:f32[128] --param out=f32[1] --param n=128)
 expect(race_quick_matvec 2 "racy.*race on shared matvec_no_barrier::xs"
        race ${K}/bugs/matvec_no_barrier.ptx --block 64 --param A=in:f32[64,100] --param x=in:f32[100] --param y=out:f32[64]
@@ -372,10 +372,36 @@ expect(race_quick_on_spec 4 "are for a .ptx file" race ${K}/softmax/softmax_onli
 # Clusters: the kernel's .reqnctapercluster 4, 1, 1 is the default cluster shape; --cluster overrides it.
 expect(race_quick_cluster 0 "race-free" race ${K}/hopper/cluster_sum.ptx --entry cluster_sum --block 64 --grid 16
        --param x=in:f32[4,256] --param y=out:f32[4])
-expect(race_quick_cluster_racy 2 "racy.*RAW race on shared cluster_sum_no_sync::part@rank1\\[0\\]"
+expect(race_quick_cluster_racy 2 "racy.*RAW race on shared cluster_sum_no_sync::part@rank1\\[byte 0\\]"
        race ${K}/hopper/cluster_sum.ptx --entry cluster_sum_no_sync --block 64 --grid 16 --param x=in:f32[4,256] --param y=out:f32[4])
 expect(race_quick_cluster_mismatch 3 "declares .reqnctapercluster 4, 1, 1 but the launch's cluster shape is 2x1x1"
        race ${K}/hopper/cluster_sum.ptx --entry cluster_sum --block 64 --grid 16 --cluster 2 --param x=in:f32[4,256] --param y=out:f32[4])
+# Report accuracy (issue 20). A deadlock names every resource its threads wait on with their
+# threads, also when one instruction waits on several (the barrier id in a register): in the FA3
+# ping-pong without the first turn, consumer 0 (threads 128..255) waits on barrier 2 and consumer 1
+# (threads 256..383) on barrier 3 at the same bar.sync, 128 of 256 threads arrived on each.
+expect(race_deadlock_two_barriers 2 "deadlock: no thread can move; 64 thread\\(s\\) \\(first \\(0,0,0\\)\\) wait at bar tests/cli/inputs/bar_id_in_register.ptx:18 \\[barrier 1 generation 1: 64 registered, 128 expected\\] \\(threads 0\\.\\.63\\); 64 thread\\(s\\) \\(first \\(64,0,0\\)\\) wait at bar tests/cli/inputs/bar_id_in_register.ptx:18 \\[barrier 2 generation 1: 64 registered, 128 expected\\] \\(threads 64\\.\\.127\\); 0 thread\\(s\\) exited"
+       race tests/cli/inputs/bar_id_in_register.ptx --block 128)
+expect(check_deadlock_pingpong 2 "fa3_fwd_pingpong_no_first_turn.pair.json: deadlock\n.*; 128 thread\\(s\\) \\(first \\(128,0,0\\)\\) wait at bar [^;]*fa3_fwd.cu:229\\) \\[barrier 2 generation 1: 128 registered, 256 expected\\] \\(threads 128\\.\\.255\\); 128 thread\\(s\\) \\(first \\(256,0,0\\)\\) wait at bar [^;]*fa3_fwd.cu:229\\) \\[barrier 3 generation 1: 128 registered, 256 expected\\] \\(threads 256\\.\\.383\\); 128 thread\\(s\\) exited"
+       check ${K}/hopper/fa3_fwd_pingpong_no_first_turn.pair.json)
+# A place in an array declared as bytes (.b8, as nvcc declares every shared array, and the dynamic
+# shared array) is named by its byte offset: thread 1 writes bytes 4..7 of buf (f32 element 1),
+# thread 0 reads them; in b8_dynamic, bytes 2..3 of dyn (a 16-bit element).
+expect(race_b8_static 2 "RAW race on shared buf\\[byte 4\\]: write by thread 1 at PTX line 32, segment 0 \\(before any CTA barrier\\) vs read by thread 0 at PTX line 35, segment 0 \\(before any CTA barrier\\) \\[63 pairs\\]"
+       race tests/cli/inputs/b8_shared_race.ptx --entry b8_static --block 64 --param y=out:f32[64])
+expect(race_b8_static_json 2 "\"array\": \"buf\",\n *\"index\": 4,\n *\"byte\": 0,\n *\"element_bytes\": 1\n"
+       race --json tests/cli/inputs/b8_shared_race.ptx --entry b8_static --block 64 --param y=out:f32[64])
+expect(race_b8_dynamic 2 "RAW race on shared dyn\\[byte 2\\]: write by thread 1 at PTX line 58, .* vs read by thread 0 at PTX line 61, .*\\[63 pairs\\]"
+       race tests/cli/inputs/b8_shared_race.ptx --entry b8_dynamic --block 64 --dynamic-shared 128 --param y=out:u16[64])
+# An async-proxy access names its copy and what completes it, not its agent's segment: the TMA
+# load of tma_tile.cu:54 completes on the first phase (generation 1) of the .u64 mbarrier `bar`;
+# the TMA store of tma_tile.cu:79 is a bulk-group copy retired by cp.async.bulk.wait_group.
+expect(check_tma_load_early_read 2 "RAW race on shared tma_tile<true, false>::in\\[byte 0\\]: write by the async proxy: thread 0's TMA load at PTX line 507 \\(tma_tile.cu:54\\), completed on mbarrier tma_tile<true, false>::bar\\[0\\] \\(shared byte 0\\) generation 1 vs read by thread 0 at PTX line 610 \\(tma_tile.cu:71\\)"
+       check ${K}/hopper/tma_tile_early_read.pair.json)
+expect(check_tma_store_no_fence 2 "RAW race on shared tma_tile<false, true>::out\\[byte 0\\]: write by thread 0 at PTX line 944 \\(tma_tile.cu:72\\), segment [0-9]+ \\(after barrier 0 generation 1\\) vs read by the async proxy: thread 0's TMA store at PTX line 1061 \\(tma_tile.cu:79\\), retired by the thread's cp.async.bulk.wait_group; missing proxy fence"
+       check ${K}/hopper/tma_tile_no_fence.pair.json)
+expect(race_tma_store_json 2 "\"async_proxy\": true,\n *\"instruction\": [0-9]+,\n *\"location\": \\{[^}]*\"ptx_line\": 1061,[^}]*\\},\n *\"copy\": \"TMA store\",\n *\"completed_on\": \\{\n *\"kind\": \"async_done\""
+       race --json ${K}/hopper/tma_tile_no_fence.pair.json)
 expect(race_quick_missing_file 4 "does/not/exist.ptx: error: cannot open" race does/not/exist.ptx --block 128)
 expect(race_help 0 "--sarif.*--param.*x=f32\\[1024\\].*Exit: 0 race-free, 2 race" race --help)
 

@@ -108,9 +108,21 @@ TEST_CASE("reading a TMA destination before waiting on the mbarrier races with t
         c.line(r.second.instruction) == line_of(text, "ld.shared.f32") && !r.second.async_proxy) {
       found = true;
       CHECK_FALSE(r.missing_proxy_fence);
+      // The copy completes on the first phase (generation 1) of the .b64 mbarrier `bar`; the
+      // report says so instead of naming the agent's segment.
+      CHECK(r.first.completion.key.kind == exec::barrier_kind::mbarrier);
+      CHECK(r.first.completion.generation == 1);
       std::string f = race::format(r, c.info);
-      CHECK_MESSAGE(contains(f, "write by the async proxy (TMA/bulk copy) of thread 0"), f);
-      CHECK_MESSAGE(contains(f, "shared tile["), f);
+      CHECK_MESSAGE(contains(f, "write by the async proxy: thread 0's TMA/bulk copy at instruction " +
+                                    std::to_string(r.first.instruction) +
+                                    ", completed on mbarrier bar[0] (shared byte 0) generation 1 vs read by thread"),
+                    f);
+      CHECK_MESSAGE(contains(f, "shared tile[byte "), f);
+      auto lines = race::source_lines(c.k->module, c.k->module.functions[0]);
+      std::string named = race::format(r, c.info, race::source_lookup([&](std::uint32_t i) { return lines.at(i); }));
+      CHECK_MESSAGE(contains(named, "write by the async proxy: thread 0's TMA load at PTX line " +
+                                        std::to_string(line_of(text, "cp.async.bulk.tensor")) + ", completed on mbarrier"),
+                    named);
     }
   }
   CHECK_MESSAGE(found, proxy_listing(c));
@@ -145,6 +157,18 @@ TEST_CASE("a TMA store of shared memory written without fence.proxy.async: a rac
   CHECK(c.report.races.front().count == 64);
   std::string f = race::format(r, c.info);
   CHECK_MESSAGE(contains(f, "missing proxy fence"), f);
+  // The store is a bulk-group copy: thread 0's cp.async.bulk.wait_group retires it. The report
+  // names the copy and that, not a segment of the async proxy.
+  CHECK(r.second.completion.key.kind == exec::barrier_kind::async_done);
+  CHECK(r.second.completion.key.id == 0);
+  CHECK(r.second.completion.generation == 1);
+  auto lines = race::source_lines(c.k->module, c.k->module.functions[0]);
+  std::string g = race::format(r, c.info, race::source_lookup([&](std::uint32_t i) { return lines.at(i); }));
+  CHECK_MESSAGE(contains(g, " vs read by the async proxy: thread 0's TMA store at PTX line " +
+                                std::to_string(line_of(text, "cp.async.bulk.tensor")) +
+                                ", retired by the thread's cp.async.bulk.wait_group; missing proxy fence"),
+                g);
+  CHECK_MESSAGE(!contains(g.substr(g.find(" vs ")), "segment"), g);
 }
 
 TEST_CASE("a fence by one writer does not cover another writer's unordered write") {

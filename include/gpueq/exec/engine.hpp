@@ -352,30 +352,56 @@ class engine {
   }
 
   [[noreturn]] void deadlock() {
-    // Group the blocked threads by where they wait.
-    std::map<std::uint32_t, std::vector<std::uint32_t>> at;
-    for (std::uint32_t t = 0; t < n_; ++t)
-      if (status_[t] == status::at_barrier || status_[t] == status::at_warp) at[pc_[t]].push_back(t);
+    // Group the blocked threads by where they wait and what they wait on: one instruction may wait
+    // on several resources (`bar.sync %r1` with the id in a register, an mbarrier.try_wait of a
+    // ring's stage), and each is named with its own threads.
+    struct waiting_on {
+      std::uint32_t pc = 0;
+      bool collective = false;  // a warp collective (at_warp), else a barrier (at_barrier)
+      barrier_key key;          // the barrier (collectives: one group per instruction, as before)
+      auto operator<=>(const waiting_on&) const = default;
+    };
+    std::map<waiting_on, std::vector<std::uint32_t>> at;
+    for (std::uint32_t t = 0; t < n_; ++t) {
+      if (status_[t] == status::at_barrier)
+        at[waiting_on{pc_[t], false, barrier_of_[t]}].push_back(t);
+      else if (status_[t] == status::at_warp)
+        at[waiting_on{pc_[t], true, barrier_key{barrier_kind::warp, 0}}].push_back(t);
+    }
     std::string msg = "deadlock: no thread can move;";
     std::uint32_t first = at.begin()->second.front();
-    for (auto& [pc, ts] : at) {
+    for (auto& [w, ts] : at) {
       msg += " " + std::to_string(ts.size()) + " thread(s) (first " + thread_name(ts.front()) + ") wait at " +
-             std::string(ptx::name(p_.code[pc].op)) + " " + where(pc);
-      if (status_[ts.front()] == status::at_barrier) {
-        barrier_key key = barrier_of_[ts.front()];
-        if (key.kind == barrier_kind::mbarrier) {
-          msg += " [" + resource_name(key) + " " + mbarrier_progress(mbarriers_[key]) + "]";
+             std::string(ptx::name(p_.code[w.pc].op)) + " " + where(w.pc);
+      if (!w.collective) {
+        if (w.key.kind == barrier_kind::mbarrier) {
+          msg += " [" + resource_name(w.key) + " " + mbarrier_progress(mbarriers_[w.key]) + "]";
         } else {
-          const open_generation& g = sync_.at(key);
-          msg += " [" + describe(key) + " generation " + std::to_string(g.generation) + ": " + g.progress() + "]";
+          const open_generation& g = sync_.at(w.key);
+          msg += " [" + describe(w.key) + " generation " + std::to_string(g.generation) + ": " + g.progress() + "]";
         }
       } else {
         msg += " [warp collective, member mask 0x" + hex(warp_mask_[ts.front()]) + "]";
       }
-      msg += ";";
+      msg += " (" + threads_text(ts) + ");";
     }
     msg += " " + std::to_string(n_ - live_) + " thread(s) exited";
-    fail(error_kind::deadlock, first, msg, at.begin()->first);
+    fail(error_kind::deadlock, first, msg, at.begin()->first.pc);
+  }
+  // "threads 0..31, 64..95" / "thread 7" (linear ids, ascending): at most four ranges, then how
+  // many more threads.
+  static std::string threads_text(const std::vector<std::uint32_t>& ts) {
+    std::string s = ts.size() == 1 ? "thread " : "threads ";
+    std::size_t i = 0, listed = 0;
+    for (std::size_t ranges = 0; i < ts.size() && ranges < 4; ++ranges) {
+      std::size_t j = i;
+      while (j + 1 < ts.size() && ts[j + 1] == ts[j] + 1) ++j;
+      s += (ranges ? ", " : "") + std::to_string(ts[i]) + (j == i ? std::string() : ".." + std::to_string(ts[j]));
+      listed += j - i + 1;
+      i = j + 1;
+    }
+    if (listed < ts.size()) s += " and " + std::to_string(ts.size() - listed) + " more";
+    return s;
   }
 
   // Thread t exits at instruction pc (its ret or exit; no_instruction when it ran past the end).

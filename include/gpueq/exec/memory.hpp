@@ -48,6 +48,9 @@ class region {
   std::uint64_t base = 0;   // address of byte 0 in its state space's window
   std::uint64_t bytes = 0;
   std::uint32_t element_bytes = 4;
+  // Declared as bytes (`.b8 buf[N]`, the dynamic shared array, a thread's local depot): the PTX
+  // says nothing of the elements' type, so messages name a place by its byte offset.
+  bool byte_indexed = false;
   rkind kind = rkind::f32;  // what an input element is
   bool inputs = false;      // unwritten elements are inputs (input and inout tensors)
   // Unwritten elements hold these contents (a tensor the host initialized), whatever `inputs` says.

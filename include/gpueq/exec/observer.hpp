@@ -78,7 +78,9 @@ class identity_sequences {
 };
 
 // A memory region: a tensor bound to a kernel parameter (global), a shared array (static or the
-// dynamic one), a thread's local depot. Element size is for naming addresses as name[index].
+// dynamic one), a thread's local depot. Element size is for naming addresses as name[index]:
+// a tensor's dtype, a typed array's PTX type; 1 for an array declared as bytes (`.b8`, the dynamic
+// shared array), which reports name by byte offset (byte_indexed: "buf[byte 12]").
 struct region_desc {
   memory_space space = memory_space::global;
   std::string name;
@@ -87,7 +89,20 @@ struct region_desc {
   // A tensor the launch binds as an input only: the kernel is expected only to read it (the race
   // context may then leave its reads unrecorded until something writes it).
   bool input_only = false;
+  // Declared as bytes: element_bytes is 1 and an address is named by its byte offset.
+  bool byte_indexed = false;
 };
+
+// How reports name byte `offset` of a region: "name[12]", "name[12] (byte 2 of it)" for a byte
+// inside an element, "name[byte 48]" for an array declared as bytes.
+inline std::string place_name(const region_desc& r, std::uint64_t offset) {
+  const std::string name = r.name.empty() ? std::string("?") : r.name;
+  if (r.byte_indexed) return name + "[byte " + std::to_string(offset) + "]";
+  const std::uint64_t eb = r.element_bytes == 0 ? 1 : r.element_bytes;
+  std::string s = name + "[" + std::to_string(offset / eb) + "]";
+  if (offset % eb != 0) s += " (byte " + std::to_string(offset % eb) + " of it)";
+  return s;
+}
 
 // What the observer is told before the first event.
 struct run_info {

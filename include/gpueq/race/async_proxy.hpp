@@ -34,6 +34,42 @@ namespace gpueq::race {
 inline void context::proxy_start() {
   fences_.assign(threads_, {});
   unfenced_.assign(agents_, {});
+  agent_done_.assign(agents_, {});
+  awaiting_completion_.clear();
+}
+
+// What completes a copy, for reports: the engine registers a copy's agent on the copy's mbarrier
+// (a load's complete_tx, a cp.async arrive-on) or on its thread's async_done right after the
+// copy's accesses, so the registration without waiting that opened the segment after an access's
+// is its copy's completion (a multicast load's first destination).
+inline void context::agent_completed(std::uint32_t agent, exec::barrier_key key, std::uint32_t generation) {
+  const std::uint32_t a = agent - threads_;
+  if (a >= agent_done_.size()) return;
+  agent_done_[a].push_back({seg_[agent], key, generation});
+  for (std::size_t i = 0; i < awaiting_completion_.size();) {
+    auto [group, second] = awaiting_completion_[i];
+    race& r = result_.races[group].example;
+    race_access& x = second ? r.second : r.first;
+    if (x.thread == a && x.segment + 1 == seg_[agent]) {
+      x.completion = {key, generation};
+      awaiting_completion_[i] = awaiting_completion_.back();
+      awaiting_completion_.pop_back();
+    } else {
+      ++i;
+    }
+  }
+}
+
+// A new race example: its async-proxy side's completion, if the copy completed already, else
+// once it does.
+inline void context::name_completion(std::uint32_t group, bool second) {
+  race_access& x = second ? result_.races[group].example.second : result_.races[group].example.first;
+  if (!x.async_proxy || x.thread >= agent_done_.size()) return;
+  const auto& done = agent_done_[x.thread];
+  auto it = std::lower_bound(done.begin(), done.end(), x.segment + 1,
+                             [](const detail::history_entry& e, std::uint32_t s) { return e.segment < s; });
+  if (it != done.end() && it->segment == x.segment + 1) x.completion = {it->key, it->generation};
+  else if (it == done.end()) awaiting_completion_.push_back({group, second});
 }
 
 // Thread t's fence.proxy.async, after its registration opened segment seg_[t]: its segments

@@ -336,6 +336,7 @@ class context {
     }
     join(p, r.thread, key, generation);
     if (m.proxy_fence) note_fence(r.thread);
+    if (r.thread >= threads_ && !r.waits) agent_completed(r.thread, key, generation);
   }
 
   void on_barrier_complete(const exec::barrier_instance& inst) {
@@ -682,6 +683,8 @@ class context {
       as_actor(r.first);
       as_actor(r.second);
       result_.races.push_back({r, 0, true});
+      name_completion(it->second, false);
+      name_completion(it->second, true);
     } else if (fresh) {
       ++result_.unlisted_groups;
     }
@@ -700,12 +703,14 @@ class context {
   // missing here exited without reaching it.
   void check_divergence(const exec::barrier_instance& inst);  // race/divergence.hpp
 
-  void proxy_start();  // these six: race/async_proxy.hpp
+  void proxy_start();  // these eight: race/async_proxy.hpp
   void note_fence(std::uint32_t t);
   void acquire_fenced(const exec::barrier_registration& r, exec::barrier_key key, std::uint32_t generation);
   void agent_issued(std::uint32_t agent);
   void as_actor(race_access& a) const;
   bool missing_fence(std::uint32_t t, std::uint32_t segment) const;
+  void agent_completed(std::uint32_t agent, exec::barrier_key key, std::uint32_t generation);
+  void name_completion(std::uint32_t group, bool second);
 
   barrier_diagnostic& diagnose(barrier_problem problem, exec::barrier_key key, std::uint32_t generation,
                                const exec::barrier_registration& r) {
@@ -735,6 +740,11 @@ class context {
   exec::run_info info_;
   std::uint32_t threads_ = 0, agents_ = 0, warp_size_ = 32, width_ = 0;
   std::vector<std::vector<std::uint32_t>> fences_, unfenced_;  // race/async_proxy.hpp
+  // Per agent: its registrations without waiting (a copy's completion: complete_tx on an
+  // mbarrier, async_done), by the segment each opened; and race examples (group, second side)
+  // whose async-proxy access's completion is still to come.
+  std::vector<std::vector<detail::history_entry>> agent_done_;
+  std::vector<std::pair<std::uint32_t, bool>> awaiting_completion_;
   std::vector<std::uint8_t> checked_;         // per region: global or shared
   std::vector<std::uint8_t> input_only_;      // per region: reads left unrecorded (skip_input_reads)
   bool incomplete_ = false;                   // an input-only region was written (see incomplete())

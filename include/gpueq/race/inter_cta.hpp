@@ -115,8 +115,9 @@ class grid_footprint {
           std::uint32_t region = static_cast<std::uint32_t>(key >> 44);
           std::uint64_t at_byte = ((key & ((std::uint64_t{1} << 44) - 1)) << 2) + b;
           const auto& rg = info.regions[region];
-          std::uint64_t unit = rg.element_bytes ? rg.element_bytes : 4;
-          conflict_ = rg.name + "[" + std::to_string(at_byte / unit) + "] is " + ours + " by CTA " + cta_text(id) + " and " +
+          const std::uint64_t unit = rg.element_bytes ? rg.element_bytes : 4;
+          conflict_ = (rg.byte_indexed ? exec::place_name(rg, at_byte) : rg.name + "[" + std::to_string(at_byte / unit) + "]") +
+                      " is " + ours + " by CTA " + cta_text(id) + " and " +
                       theirs + " by CTA " + cta_text(ids_[static_cast<std::size_t>(other)]) +
                       " (the result depends on the order of the CTAs)";
         }

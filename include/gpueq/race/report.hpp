@@ -47,8 +47,15 @@ struct race_access {
   // The last CTA/named barrier the thread registered on before the access (warp collectives are
   // not listed: users place CTA barriers, and warp syncs would crowd the history).
   barrier_mark after;
-  // The access is the async proxy's (a TMA or bulk copy that `thread` issued at `instruction`).
+  // The access is the async proxy's (a TMA or bulk copy that `thread` issued at `instruction`, or
+  // a cp.async landing through cp.async.mbarrier.arrive). Its segment and `after` are its agent's
+  // and mean nothing to a user: reports name the copy and `completion` instead.
   bool async_proxy = false;
+  // An async-proxy access: the generation that orders the copy's accesses before others, which
+  // its agent registered on right after them: an mbarrier phase (a load's complete_tx, a cp.async
+  // arrive-on) or the thread's bulk group (`async_done`, acquired by cp.async.bulk.wait_group).
+  // Generation 0: not known (the run stopped before the copy completed).
+  barrier_mark completion = {};
   friend bool operator==(const race_access&, const race_access&) = default;
 };
 
@@ -198,6 +205,9 @@ struct source_line {
   std::uint32_t ptx_line = 0;
   std::string cuda_file;
   std::uint32_t cuda_line = 0;
+  // The instruction's opcode as PTX spells it ("cp.async.bulk.tensor"; empty if unknown): names
+  // the copy of an async-proxy access.
+  std::string_view opcode = {};
 };
 
 using source_lookup = std::function<source_line(std::uint32_t instruction)>;
@@ -219,19 +229,54 @@ inline std::string where(std::uint32_t instruction, const source_lookup& lookup)
 inline std::string address(const race& r, const exec::run_info& info) {
   if (r.region >= info.regions.size()) return "region " + std::to_string(r.region) + " byte " + std::to_string(r.offset);
   const auto& reg = info.regions[r.region];
-  std::string s = std::string(exec::name(reg.space)) + " " + (reg.name.empty() ? "?" : reg.name) + "[" +
-                  std::to_string(r.element) + "]";
-  std::uint64_t eb = reg.element_bytes == 0 ? 1 : reg.element_bytes;
-  if (r.offset % eb != 0) s += " (byte " + std::to_string(r.offset % eb) + " of it)";
-  return s;
+  return std::string(exec::name(reg.space)) + " " + exec::place_name(reg, r.offset);
 }
 
-inline std::string side(const race_access& a, const source_lookup& lookup) {
+// What an async-proxy access's copy is, from its opcode and the access: "TMA load", "TMA store",
+// "bulk copy", "cp.async copy"; "TMA/bulk copy" when the opcode is unknown. A load writes shared
+// memory (and reads global), a store reads shared memory (and writes global).
+inline std::string copy_name(const race_access& a, exec::memory_space space, const source_lookup& lookup) {
+  std::string_view op = lookup && a.instruction != exec::no_instruction ? lookup(a.instruction).opcode : std::string_view{};
+  const bool to_shared = (space == exec::memory_space::shared) == (a.kind != exec::access_kind::read);
+  if (op == "cp.async.bulk.tensor") return to_shared ? "TMA load" : "TMA store";
+  if (op == "cp.reduce.async.bulk.tensor") return "TMA reduction";
+  if (op == "cp.async.bulk") return to_shared ? "bulk copy to shared memory" : "bulk copy from shared memory";
+  if (op == "cp.reduce.async.bulk") return "bulk reduction";
+  if (op == "cp.async") return "cp.async copy";
+  if (!op.empty()) return std::string(op);
+  return "TMA/bulk copy";
+}
+
+// "mbarrier full[1] (shared byte 8)" (the array, the index of the 8-byte object, the byte), as the
+// engine's messages name an mbarrier; exec::describe for other resources.
+inline std::string resource(exec::barrier_key k, const exec::run_info& info) {
+  if (!exec::model(k.kind).addressed || (k.id >> 32) >= info.regions.size()) return exec::describe(k);
+  const std::uint64_t offset = k.id & 0xffffffffu;
+  return std::string(exec::model(k.kind).noun) + " " + info.regions[k.id >> 32].name + "[" + std::to_string(offset / 8) +
+         "] (shared byte " + std::to_string(offset) + ")";
+}
+
+// An async-proxy access: the copy, where its thread issued it, and what completes it.
+inline std::string async_side(const race_access& a, const exec::run_info* info, std::uint32_t region,
+                              const source_lookup& lookup) {
   constexpr std::string_view verbs[] = {"read", "write", "atomic"};
-  std::string s = std::string(verbs[static_cast<std::size_t>(a.kind)]) +
-                  (a.async_proxy ? " by the async proxy (TMA/bulk copy) of thread " : " by thread ") +
-                  std::to_string(a.thread) + " at " + where(a.instruction, lookup) + ", segment " +
-                  std::to_string(a.segment);
+  const bool known = info && region < info->regions.size();
+  const exec::memory_space space = known ? info->regions[region].space : exec::memory_space::shared;
+  std::string s = std::string(verbs[static_cast<std::size_t>(a.kind)]) + " by the async proxy: thread " +
+                  std::to_string(a.thread) + "'s " + copy_name(a, space, lookup) + " at " + where(a.instruction, lookup);
+  if (a.completion.generation == 0) return s;
+  if (a.completion.key.kind == exec::barrier_kind::async_done)
+    return s + ", retired by the thread's cp.async.bulk.wait_group";
+  return s + ", completed on " + (info ? resource(a.completion.key, *info) : exec::describe(a.completion.key)) +
+         " generation " + std::to_string(a.completion.generation);
+}
+
+inline std::string side(const race_access& a, const source_lookup& lookup, const exec::run_info* info = nullptr,
+                        std::uint32_t region = 0) {
+  if (a.async_proxy) return async_side(a, info, region, lookup);
+  constexpr std::string_view verbs[] = {"read", "write", "atomic"};
+  std::string s = std::string(verbs[static_cast<std::size_t>(a.kind)]) + " by thread " + std::to_string(a.thread) +
+                  " at " + where(a.instruction, lookup) + ", segment " + std::to_string(a.segment);
   if (a.after.generation == 0)
     s += " (before any CTA barrier)";
   else
@@ -265,8 +310,8 @@ inline std::string groups_text(const std::vector<thread_group>& groups, const so
 // One race as one line (no trailing newline).
 inline std::string format(const race& r, const exec::run_info& info, const source_lookup& lookup = {}) {
   std::string s = std::string(name(r.kind)) + (r.benign ? " race (benign: same value)" : " race") + " on " +
-                  detail::address(r, info) + ": " + detail::side(r.first, lookup) + " vs " +
-                  detail::side(r.second, lookup);
+                  detail::address(r, info) + ": " + detail::side(r.first, lookup, &info, r.region) + " vs " +
+                  detail::side(r.second, lookup, &info, r.region);
   if (r.missing_proxy_fence)
     s += "; missing proxy fence: the write is ordered before the copy's issue but no fence.proxy.async "
          "makes it visible to the async proxy";

@@ -146,6 +146,7 @@ inline void engine<D, O>::cluster_layout() {
       copy.base = regions_[i].base;
       copy.bytes = regions_[i].bytes;
       copy.element_bytes = regions_[i].element_bytes;
+      copy.byte_indexed = regions_[i].byte_indexed;
       rank_region_[std::size_t{i} * k + r] = static_cast<std::uint32_t>(regions_.size());
       regions_.push_back(std::move(copy));
     }

@@ -101,8 +101,10 @@ inline void engine<D, O>::mbarrier_op(std::uint32_t t, const xinstr& x, std::uin
         fail_at(error_kind::barrier, t, resource_name(key) + " is initialized again while its " +
                                             mbarrier_progress(m) + " has arrivals");
       // Observers number the generations of one key increasingly across inits: the new object's
-      // first phase comes after every phase the old one began.
-      std::uint32_t base = m.generation_base + m.phase + 1;
+      // first phase comes after every phase the old one began. The first init's phase p is
+      // generation p + 1 (what race reports print).
+      const bool used = m.valid || m.invalidated;
+      std::uint32_t base = used ? m.generation_base + m.phase + 1 : 0;
       m = mbarrier_state{};
       m.valid = true;
       m.expected = m.pending = static_cast<std::uint32_t>(n);

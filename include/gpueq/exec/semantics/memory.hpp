@@ -51,9 +51,12 @@ inline void engine<D, O>::layout_memory(run_info& info) {
   std::uint64_t shared_top = 0;
   auto add_variable = [&](const ptx::variable& v) {
     std::uint32_t el = static_cast<std::uint32_t>(std::max<std::uint32_t>(1, bytes(type_of(v.type))) * std::max<std::uint32_t>(1, v.vec));
-    // nvcc declares `float s[64]` as `.align 4 .b8 s[256]`: the alignment is the element size
-    // (for naming addresses as s[index] in reports; accesses are by byte range regardless).
-    std::uint32_t named = el == 1 && v.align > 1 ? std::min<std::uint32_t>(v.align, 8) : el;
+    // nvcc declares `float s[64]` as `.align 4 .b8 s[256]`: the PTX does not say what the bytes
+    // hold, so reports name such an array's places by byte offset (region::byte_indexed). The
+    // alignment stands in for the element size only where a bulk copy reads unwritten bytes of it
+    // (the width of its pieces); accesses are by byte range regardless.
+    const bool as_bytes = el == 1;
+    std::uint32_t named = as_bytes && v.align > 1 ? std::min<std::uint32_t>(v.align, 8) : el;
     std::uint64_t size = v.elements() * el;
     std::uint64_t align = std::max<std::uint64_t>(v.align ? v.align : el, 1);
     if (v.space == ptx::state_space::shared) {
@@ -64,10 +67,12 @@ inline void engine<D, O>::layout_memory(run_info& info) {
       }
       shared_top = (shared_top + align - 1) / align * align;
       add_region(memory_space::shared, v, shared_top, size, named);
+      regions_.back().byte_indexed = as_bytes;
       shared_top += size;
     } else if (v.space == ptx::state_space::global || v.space == ptx::state_space::constant) {
       add_region(v.space == ptx::state_space::global ? memory_space::global : memory_space::constant, v,
                  next_global, size, el);
+      regions_.back().byte_indexed = as_bytes;
       initialize(regions_.back(), v, el);
       next_global += address::global_stride;
     } else if (v.space == ptx::state_space::local) {
@@ -93,6 +98,7 @@ inline void engine<D, O>::layout_memory(run_info& info) {
     r.base = shared_top;
     r.bytes = l_.dynamic_shared_bytes;
     r.element_bytes = 4;
+    r.byte_indexed = true;  // `.extern .shared .align 16 .b8 smem[]`: bytes of no declared type
     auto index = static_cast<std::uint32_t>(regions_.size());
     regions_.push_back(std::move(r));
     for (auto s : dynamic_symbols_) symbols_[s] = symbol{symbol::kind::region, index, 0};
@@ -126,8 +132,8 @@ inline void engine<D, O>::layout_memory(run_info& info) {
   cluster_layout();  // a cluster run: each CTA's copy of the shared arrays (semantics/cluster.hpp)
   for (std::uint32_t i = 0; i < regions_.size(); ++i) {
     const auto& r = regions_[i];
-    info.regions.push_back(region_desc{r.space, r.name, r.element_bytes, r.bytes,
-                                       r.space == memory_space::global && r.inputs && !r.output});
+    info.regions.push_back(region_desc{r.space, r.name, r.byte_indexed ? 1u : r.element_bytes, r.bytes,
+                                       r.space == memory_space::global && r.inputs && !r.output, r.byte_indexed});
     if (r.space != memory_space::shared) global_order_.push_back(i);
     else if (i < first_copy_) shared_order_.push_back(i);  // (copies are reached through rank 0's)
   }
@@ -282,6 +288,7 @@ inline auto engine<D, O>::locate(std::uint32_t t, ptx::state_space space, addres
       lr->space = memory_space::local;
       lr->name = "local";
       lr->bytes = local_top_;
+      lr->byte_indexed = true;
     }
     return place{lr.get(), ~0u, addr};
   }
@@ -368,8 +375,9 @@ auto engine<D, O>::load_pieces(std::uint32_t t, region<real>& r, std::uint64_t o
                          : r.space == memory_space::shared ? "uninitialized shared memory " + r.name
                                                            : std::string("uninitialized local memory");
       fail_at(error_kind::uninitialized, t,
-              "read of " + what + " (element " + std::to_string(offset / r.element_bytes) + ", byte " +
-                  std::to_string(offset) + ")");
+              "read of " + what + " (" +
+                  (r.byte_indexed ? std::string() : "element " + std::to_string(offset / r.element_bytes) + ", ") +
+                  "byte " + std::to_string(offset) + ")");
     }
     // Unwritten elements of an input tensor are inputs, those of a tensor with given contents
     // hold their bits: materialize the ones the read touches.

@@ -415,8 +415,11 @@ inline void engine<D, O>::wgmma_wait(const xinstr& x, const std::vector<std::uin
         }
         if (!same)
           fail_at(error_kind::barrier, u0,
-                  "shared " + r.name + "[" + std::to_string(o.offset / r.element_bytes) + "] (byte " +
-                      std::to_string(o.offset) + "), an operand of the wgmma.mma_async at " + where(is.pc) +
+                  "shared " +
+                      (r.byte_indexed ? r.name + "[byte " + std::to_string(o.offset) + "]"
+                                      : r.name + "[" + std::to_string(o.offset / r.element_bytes) + "] (byte " +
+                                            std::to_string(o.offset) + ")") +
+                      ", an operand of the wgmma.mma_async at " + where(is.pc) +
                       ", is overwritten before this wgmma.wait_group retires the operation (which reads it until then)");
       }
       for (auto u : members) {
