@@ -240,3 +240,42 @@ TEST_CASE("dot: normal forms read its products in every position a dot can take"
   canon::normal_forms nf1(s), nf2(s);
   CHECK(nf1.to_term(nf1.of(d)) == nf2.to_term(nf2.of(m)));
 }
+
+TEST_CASE("dot: coefficients all 1 are stored as (x, y) pairs, others as triples; one term either way") {
+  term::store s;
+  auto xs = products(s, 40);
+  term_id unit = s.sum_of(xs);
+  REQUIRE(s.kind_of(unit) == term::kind::dot);
+  CHECK(s.slots(unit).size() == 2 * 40);  // two words a product
+  CHECK(s.dot_entries(unit).size() == 40);
+  for (auto e : s.dot_entries(unit)) CHECK(e.coefficient == term::store::one_index);
+  // One coefficient 2 (2·a[0]·b[0]): three words a product, the 2 read back.
+  auto ys = xs;
+  ys[0] = {s.scale(support::rational(2), ys[0].a), ys[0].b};
+  term_id general = s.sum_of(ys);
+  REQUIRE(s.kind_of(general) == term::kind::dot);
+  CHECK(s.slots(general).size() == 3 * 40);
+  std::size_t twos = 0;
+  for (auto e : s.dot_entries(general)) twos += s.constant_value(e.coefficient) == support::rational(2);
+  CHECK(twos == 1);
+  CHECK(general != unit);
+  CHECK(equal(s, general, s.add(unit, s.mul(xs[0].a, xs[0].b))));
+  // Entries that merge back to coefficient 1 (a·b + a·b − a·b) give the unit dot itself.
+  auto zs = xs;
+  zs.push_back(xs[0]);
+  zs.push_back({s.scale(support::rational(-1), xs[0].a), xs[0].b});
+  CHECK(s.sum_of(zs) == unit);
+  // The children (x then y of each entry) and the evaluation read both representations alike.
+  CHECK(s.child_count(unit) == 80);
+  CHECK(s.child(unit, 1) == std::max(xs[0].a, xs[0].b));
+  CHECK(s.child_count(general) == 80);
+  CHECK(equal(s, unit, materialized(s, xs)));
+  CHECK(equal(s, general, materialized(s, ys)));
+  // Imported into another store: the same representation, the same text.
+  term::store t;
+  std::vector<term_id> memo;
+  term_id ui = t.import(s, unit, memo), gi = t.import(s, general, memo);
+  CHECK(t.slots(ui).size() == 80);
+  CHECK(t.slots(gi).size() == 120);
+  CHECK(term::to_string(t, gi) == term::to_string(s, general));
+}

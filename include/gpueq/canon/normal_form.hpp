@@ -902,7 +902,7 @@ inline std::size_t normal_forms::child_count(term_id t) const {
   switch (s_.kind_of(t)) {
     case kind::add:
     case kind::mul: return s_.slots(t).size() / 2;
-    case kind::dot: return s_.slots(t).size() / 3 * 2;  // x and y of each entry
+    case kind::dot: return s_.dot_entries(t).size() * 2;  // x and y of each entry
     case kind::exp:
     case kind::log:
     case kind::sqrt:
@@ -919,7 +919,7 @@ inline term_id normal_forms::child(term_id t, std::size_t i) const {
     case kind::add: return s_.sum_entries(t)[i].term;
     case kind::mul: return s_.product_entries(t)[i].base;
     case kind::dot: {
-      const term::dot_entry& e = s_.dot_entries(t)[i / 2];
+      const term::dot_entry e = s_.dot_entries(t)[i / 2];
       return i % 2 ? e.y : e.x;
     }
     default: return s_.args(t)[i];

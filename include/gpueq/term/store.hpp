@@ -83,7 +83,8 @@ enum class kind : std::uint8_t {
   max,       // slots: ≥ 2 sorted, distinct arguments, none of them a max
   min,
   apply,     // payload: opaque function; slots: arguments
-  dot,       // slots: (coefficient index, x, y) triples, more than flatten_limit of them (see sum_of)
+  dot,       // slots: (coefficient index, x, y) triples, more than flatten_limit of them (see sum_of);
+             // payload unit_dot: every coefficient is 1 and the slots are (x, y) pairs
 };
 
 // Real functions whose identities we do not model: applications are atoms of the normal form.
@@ -142,6 +143,49 @@ struct dot_entry {
   term_id x, y;
 };
 static_assert(sizeof(dot_entry) == 3 * sizeof(std::uint32_t), "a dot's slots are its entries, word for word");
+
+// A dot node's payload: general (the slots are (coefficient, x, y) triples) or unit_dot (every
+// coefficient is 1, so the slots are (x, y) pairs: two words a product instead of three — a
+// GEMM's dot products are all of this kind, and their slots are most of such a check's memory).
+// store::dot chooses, so a dot has one representation and hash-consing still finds equal ones.
+inline constexpr std::uint32_t general_dot = 0, unit_dot = 1;
+
+// The entries of a dot, read from its slots in either representation (dot_entry values).
+class dot_entries_view {
+ public:
+  dot_entries_view(const std::uint32_t* slots, std::size_t words, bool unit)
+      : s_(slots), n_(words / (unit ? 2 : 3)), unit_(unit) {}
+  std::size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  bool unit() const { return unit_; }
+  dot_entry operator[](std::size_t i) const {
+    return unit_ ? dot_entry{1, s_[2 * i], s_[2 * i + 1]} : dot_entry{s_[3 * i], s_[3 * i + 1], s_[3 * i + 2]};
+  }
+  class iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = dot_entry;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = dot_entry;
+    iterator() = default;
+    iterator(const dot_entries_view* v, std::size_t i) : v_(v), i_(i) {}
+    dot_entry operator*() const { return (*v_)[i_]; }
+    iterator& operator++() { ++i_; return *this; }
+    iterator operator++(int) { iterator r = *this; ++i_; return r; }
+    bool operator==(const iterator& o) const { return i_ == o.i_; }
+   private:
+    const dot_entries_view* v_ = nullptr;
+    std::size_t i_ = 0;
+  };
+  iterator begin() const { return {this, 0}; }
+  iterator end() const { return {this, n_}; }
+
+ private:
+  const std::uint32_t* s_;
+  std::size_t n_;
+  bool unit_;
+};
 // A summand of store::sum_of: a·b, or a alone when b is no_term.
 struct summand {
   term_id a;
@@ -156,6 +200,7 @@ struct store_options {
 class store {
  public:
   static constexpr std::uint32_t zero_index = 0, one_index = 1, minus_one_index = 2;
+  static_assert(one_index == 1, "dot_entries_view reads a unit dot's coefficients as constant index 1");
 
   explicit store(store_options options = {}) : options_(options), table_(0, node_hash{this}, node_eq{this}) {
     intern_constant(rational(0));
@@ -226,7 +271,7 @@ class store {
         if (std::all_of(entries.begin(), entries.end(), [&](const dot_entry& e) {
               return e.coefficient < shared_constants && e.x < shared && e.y < shared;
             })) {
-          memo[x] = make(kind::dot, 0, from.slots(x), n.hash);
+          memo[x] = make(kind::dot, n.payload, from.slots(x), n.hash);
           continue;
         }
         // Otherwise ids differ here, and a dot's entries are in id order: dot() orders them again.
@@ -304,7 +349,7 @@ class store {
     switch (n.k) {
       case kind::constant: case kind::neg_inf: case kind::pos_inf: case kind::input: return 0;
       case kind::add: case kind::mul: return n.count / 2;
-      case kind::dot: return n.count / 3 * 2;
+      case kind::dot: return n.count / (n.payload == unit_dot ? 2 : 3) * 2;
       default: return n.count;
     }
   }
@@ -313,7 +358,9 @@ class store {
     switch (n.k) {
       case kind::add: return *slots_.at(n.first + 2 * static_cast<std::uint32_t>(i) + 1);
       case kind::mul: return *slots_.at(n.first + 2 * static_cast<std::uint32_t>(i));
-      case kind::dot: return *slots_.at(n.first + 3 * static_cast<std::uint32_t>(i / 2) + 1 + static_cast<std::uint32_t>(i % 2));
+      case kind::dot:
+        return n.payload == unit_dot ? *slots_.at(n.first + static_cast<std::uint32_t>(i))
+                                     : *slots_.at(n.first + 3 * static_cast<std::uint32_t>(i / 2) + 1 + static_cast<std::uint32_t>(i % 2));
       default: return *slots_.at(n.first + static_cast<std::uint32_t>(i));
     }
   }
@@ -328,9 +375,9 @@ class store {
     auto s = slots(t);
     return {reinterpret_cast<const product_entry*>(s.data()), s.size() / 2};
   }
-  std::span<const dot_entry> dot_entries(term_id t) const {
+  dot_entries_view dot_entries(term_id t) const {
     auto s = slots(t);
-    return {reinterpret_cast<const dot_entry*>(s.data()), s.size() / 3};
+    return {s.data(), s.size(), nodes_[t].payload == unit_dot};
   }
   const rational& sum_constant(term_id t) const { return constants_[nodes_[t].payload]; }
   const rational& product_coefficient(term_id t) const { return constants_[nodes_[t].payload]; }
@@ -592,6 +639,7 @@ class store {
       case kind::add:
       case kind::mul: return constant_hashes_[payload];
       case kind::input: return tensor_hashes_[payload];
+      case kind::dot: return 0;  // the representation (general_dot, unit_dot) is not hashed
       default: return payload;
     }
   }
@@ -616,12 +664,13 @@ class store {
         return support::mix64(h);
       // A dot's entries are ordered by id (store::dot), so its hash must not depend on their order:
       // a sum of mixed entry hashes, each symmetric in its two factors.
+      // Both representations hash alike (a unit dot's coefficients are the constant 1).
       case kind::dot: {
         std::uint64_t sum = 0;
-        for (std::size_t i = 0; i + 2 < s.size(); i += 3) {
-          std::uint64_t hx = nodes_[s[i + 1]].hash, hy = nodes_[s[i + 2]].hash;
+        for (dot_entry e : dot_entries_view(s.data(), s.size(), payload == unit_dot)) {
+          std::uint64_t hx = nodes_[e.x].hash, hy = nodes_[e.y].hash;
           if (hx > hy) std::swap(hx, hy);
-          sum += support::mix64((hx * 0x9e3779b97f4a7c15ULL + hy) ^ constant_hashes_[s[i]]);
+          sum += support::mix64((hx * 0x9e3779b97f4a7c15ULL + hy) ^ constant_hashes_[e.coefficient]);
         }
         return support::mix64(h ^ sum);
       }
@@ -706,18 +755,26 @@ class store {
         GPUEQ_INVARIANT(k != kind::exp || (s[0] != zero_ && nodes_[s[0]].k != kind::log), "exp folds 0 and log");
         GPUEQ_INVARIANT(k != kind::log || (s[0] != one_ && nodes_[s[0]].k != kind::exp), "log folds 1 and exp");
         break;
-      case kind::dot:
-        GPUEQ_INVARIANT(s.size() % 3 == 0 && s.size() / 3 > options_.flatten_limit,
+      case kind::dot: {
+        GPUEQ_INVARIANT(payload == general_dot || payload == unit_dot, "a dot is general or unit");
+        const std::size_t width = payload == unit_dot ? 2 : 3;
+        GPUEQ_INVARIANT(s.size() % width == 0 && s.size() / width > options_.flatten_limit,
                         "a dot has more than flatten_limit entries");
-        for (std::size_t i = 0; i < s.size(); i += 3) {
-          GPUEQ_INVARIANT(s[i] != zero_index, "no zero coefficient in a dot");
-          GPUEQ_INVARIANT(dot_factor(s[i + 1]) && dot_factor(s[i + 2]), "a dot's factors are dot factors");
-          GPUEQ_INVARIANT(nodes_[s[i + 1]].k != kind::exp || nodes_[s[i + 2]].k != kind::exp,
+        dot_entries_view es(s.data(), s.size(), payload == unit_dot);
+        bool all_unit = true;
+        for (std::size_t i = 0; i < es.size(); ++i) {
+          const dot_entry e = es[i];
+          all_unit = all_unit && e.coefficient == one_index;
+          GPUEQ_INVARIANT(e.coefficient != zero_index, "no zero coefficient in a dot");
+          GPUEQ_INVARIANT(dot_factor(e.x) && dot_factor(e.y), "a dot's factors are dot factors");
+          GPUEQ_INVARIANT(nodes_[e.x].k != kind::exp || nodes_[e.y].k != kind::exp,
                           "no product of two exponentials in a dot");
-          GPUEQ_INVARIANT(s[i + 1] <= s[i + 2], "a dot entry's factors are in id order");
-          GPUEQ_INVARIANT(i == 0 || std::pair(s[i - 2], s[i - 1]) < std::pair(s[i + 1], s[i + 2]),
+          GPUEQ_INVARIANT(e.x <= e.y, "a dot entry's factors are in id order");
+          GPUEQ_INVARIANT(i == 0 || std::pair(es[i - 1].x, es[i - 1].y) < std::pair(e.x, e.y),
                           "a dot's entries are sorted and distinct");
         }
+        GPUEQ_INVARIANT(all_unit == (payload == unit_dot), "a dot with every coefficient 1 is a unit dot");
+      }
         break;
       default: break;
     }
@@ -1276,9 +1333,14 @@ inline term_id store::dot(std::vector<dot_entry>& es, std::optional<std::uint64_
     return add(items);
   }
   std::vector<std::uint32_t>& sl = dot_slot_scratch_;
+  if (std::all_of(es.begin(), es.end(), [](const dot_entry& e) { return e.coefficient == one_index; })) {
+    sl.resize(2 * es.size());  // unit_dot: (x, y) pairs
+    for (std::size_t i = 0; i < es.size(); ++i) sl[2 * i] = es[i].x, sl[2 * i + 1] = es[i].y;
+    return make(kind::dot, unit_dot, sl, known_hash);
+  }
   sl.resize(3 * es.size());
   std::memcpy(sl.data(), es.data(), sl.size() * sizeof(std::uint32_t));  // dot_entry is three words
-  return make(kind::dot, 0, sl, known_hash);
+  return make(kind::dot, general_dot, sl, known_hash);
 }
 
 inline term_id store::dot_as_sum(term_id t) {
