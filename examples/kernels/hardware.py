@@ -34,16 +34,18 @@ import time
 # ---------------------------------------------------------------------------------------------
 # dtypes and .npy files
 
-# spec dtype -> (npy descr, struct code, bytes on the device)
+# spec dtype -> (npy descr, struct code, bytes on the device). bf16 and fp8 tensors are float32
+# values of their format in .npy files (gpueq's too), 2 and 1 bytes a value on the device.
 DTYPES = {
     "f16": ("<f2", "e", 2), "bf16": ("<f4", "f", 2), "f32": ("<f4", "f", 4), "f64": ("<f8", "d", 8),
+    "e4m3": ("<f4", "f", 1), "e5m2": ("<f4", "f", 1),
     "s8": ("<i1", "b", 1), "u8": ("<u1", "B", 1), "s16": ("<i2", "h", 2), "u16": ("<u2", "H", 2),
     "s32": ("<i4", "i", 4), "u32": ("<u4", "I", 4), "s64": ("<i8", "q", 8), "u64": ("<u8", "Q", 8),
 }
 FLOATS = {"f16", "bf16", "f32", "f64", "e4m3", "e5m2"}
-# fp8 tensors: one byte on the device; in .npy files (gpueq's too) float32 values of the format.
-DTYPES["e4m3"] = ("<f4", "f", 1)
-DTYPES["e5m2"] = ("<f4", "f", 1)
+# npy descr -> struct code (numpy writes one-byte types as "|i1" / "|u1")
+NPY_CODES = {descr: code for descr, code, _ in DTYPES.values()}
+NPY_CODES.update({"|i1": "b", "|u1": "B"})
 
 
 def fp8_value(dtype, code):
@@ -100,8 +102,7 @@ def npy_read_raw(path):
 def npy_values(path):
     """The elements of a .npy file as Python numbers."""
     descr, shape, raw = npy_read_raw(path)
-    code = {"<f2": "e", "<f4": "f", "<f8": "d", "<i1": "b", "|i1": "b", "<u1": "B", "|u1": "B", "<i2": "h",
-            "<u2": "H", "<i4": "i", "<u4": "I", "<i8": "q", "<u8": "Q"}[descr]
+    code = NPY_CODES[descr]
     return list(struct.unpack("<%d%s" % (len(raw) // struct.calcsize(code), code), raw))
 
 
@@ -414,10 +415,11 @@ def scalar_bytes(value, ptx_type):
     if isinstance(value, dict):
         dt = value["dtype"]
         v = value["value"] if "value" in value else value["__sym"]
-        return struct.pack("<f", v)[2:] if dt == "bf16" else struct.pack("<" + DTYPES[dt][1], v)
-    code = {"f32": "f", "f64": "d", "f16": "e", "u8": "B", "s8": "b", "u16": "H", "s16": "h", "u32": "I",
-            "s32": "i", "u64": "Q", "s64": "q", "b8": "B", "b16": "H", "b32": "i" if value < 0 else "I",
-            "b64": "q" if value < 0 else "Q"}[ptx_type]
+        return to_device_bytes(dt, [v])
+    # A PTX type names its struct code as a spec dtype does (.f32, .s32, .u64, ...); .bN is
+    # unsigned, or signed for a negative value.
+    bits = {"b8": "u8", "b16": "u16", "b32": "s32" if value < 0 else "u32", "b64": "s64" if value < 0 else "u64"}
+    code = DTYPES[bits.get(ptx_type, ptx_type)][1]
     if code not in "fde" and value != int(value):
         raise ValueError("scalar %r for a .%s parameter" % (value, ptx_type))
     return struct.pack("<" + code, value if code in "fde" else int(value))
