@@ -156,8 +156,6 @@ class dot_entries_view {
   dot_entries_view(const std::uint32_t* slots, std::size_t words, bool unit)
       : s_(slots), n_(words / (unit ? 2 : 3)), unit_(unit) {}
   std::size_t size() const { return n_; }
-  bool empty() const { return n_ == 0; }
-  bool unit() const { return unit_; }
   dot_entry operator[](std::size_t i) const {
     return unit_ ? dot_entry{1, s_[2 * i], s_[2 * i + 1]} : dot_entry{s_[3 * i], s_[3 * i + 1], s_[3 * i + 2]};
   }
@@ -349,7 +347,7 @@ class store {
     switch (n.k) {
       case kind::constant: case kind::neg_inf: case kind::pos_inf: case kind::input: return 0;
       case kind::add: case kind::mul: return n.count / 2;
-      case kind::dot: return n.count / (n.payload == unit_dot ? 2 : 3) * 2;
+      case kind::dot: return dot_entries(t).size() * 2;
       default: return n.count;
     }
   }
@@ -358,7 +356,7 @@ class store {
     switch (n.k) {
       case kind::add: return *slots_.at(n.first + 2 * static_cast<std::uint32_t>(i) + 1);
       case kind::mul: return *slots_.at(n.first + 2 * static_cast<std::uint32_t>(i));
-      case kind::dot:
+      case kind::dot:  // straight from the slots (dot_entries_view's layout): imports walk every child
         return n.payload == unit_dot ? *slots_.at(n.first + static_cast<std::uint32_t>(i))
                                      : *slots_.at(n.first + 3 * static_cast<std::uint32_t>(i / 2) + 1 + static_cast<std::uint32_t>(i % 2));
       default: return *slots_.at(n.first + static_cast<std::uint32_t>(i));
