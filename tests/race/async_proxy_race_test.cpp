@@ -13,8 +13,11 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <fstream>
 #include <string>
+#include <vector>
 
 using namespace exec_test;
 namespace race = gpueq::race;
@@ -37,7 +40,7 @@ struct proxy_run {
   race::report report;
   exec::run_info info;
   std::optional<exec::run_error> error;
-  std::uint32_t line(std::uint32_t instruction) const { return k->module.functions[0].instructions[instruction].line; }
+  std::uint32_t line(std::uint32_t instruction) const { return k->program.function->instructions[instruction].line; }
 };
 
 proxy_run run_proxy(std::string text, const exec::launch& l) {
@@ -192,4 +195,111 @@ TEST_CASE("bulk copies and a device-built map are race-free") {
                     one_cta(32, {out_f32("y", 32), tensor("x", exec::rkind::f32, {16, 16}, true, false), out_int("scratch", 16, 8)}));
   REQUIRE_MESSAGE(!d.error, d.error->message);
   CHECK_MESSAGE(d.report.races.empty(), proxy_listing(d));
+}
+
+// wgmma.mma_async reads its shared-memory operands in the async proxy: the corpus GEMM of
+// examples/kernels/hopper/wgmma_gemm.cu with its operands written by st.shared needs each
+// writer's fence.proxy.async before the barrier; filled by cp.async it needs none (gpueq's
+// semantic choice, exec/semantics/async_copy.hpp).
+namespace {
+
+std::string wgmma_corpus() { return std::string(GPUEQ_SOURCE_DIR) + "/examples/kernels/hopper/wgmma_gemm.ptx"; }
+
+proxy_run run_wgmma(std::string_view entry) {
+  proxy_run c;
+  c.k = load_file(wgmma_corpus(), entry);
+  exec::launch l = one_cta(128, {tensor("A", exec::rkind::f16, {64, 64}, true, false),
+                                 tensor("B", exec::rkind::f16, {64, 64}, true, false),
+                                 tensor("C", exec::rkind::f32, {64, 64}, false, true)});
+  fixture<exec::exact_domain> f(small_integers(3));
+  race::context ctx;
+  auto o = run(*c.k, l, f.d, &ctx);
+  c.error = o.error;
+  c.report = ctx.result();
+  c.info = ctx.info();
+  return c;
+}
+
+// The PTX lines of kernel `entry` in the corpus file that hold `needle`.
+std::vector<std::uint32_t> wgmma_lines(std::string_view entry, std::string_view needle) {
+  std::ifstream in(wgmma_corpus());
+  std::string line;
+  std::uint32_t n = 0;
+  bool inside = false;
+  std::vector<std::uint32_t> found;
+  while (std::getline(in, line)) {
+    ++n;
+    if (line.find(".entry ") != std::string::npos)
+      inside = line.find(".entry " + std::string(entry) + "(") != std::string::npos;
+    if (inside && line.find(needle) != std::string::npos) found.push_back(n);
+  }
+  return found;
+}
+
+}  // namespace
+
+TEST_CASE("wgmma operands: cp.async, or st.shared with fence.proxy.async, are race-free") {
+  for (std::string_view entry : {"gemm_wgmma_plain", "gemm_wgmma_stores"}) {
+    CAPTURE(entry);
+    auto c = run_wgmma(entry);
+    REQUIRE_MESSAGE(!c.error, c.error->message);
+    CHECK_MESSAGE(c.report.races.empty(), proxy_listing(c));
+    CHECK(c.info.agents == 128);  // wgmma.mma_async gives each thread its async agent
+  }
+}
+
+TEST_CASE("wgmma operands written by st.shared without fence.proxy.async: a missing proxy fence") {
+  const std::string_view entry = "gemm_wgmma_stores_no_fence";
+  auto c = run_wgmma(entry);
+  REQUIRE_MESSAGE(!c.error, c.error->message);
+  REQUIRE_MESSAGE(!c.report.races.empty(), "no race found");
+  const auto stores = wgmma_lines(entry, "st.shared.v4.u32"), mmas = wgmma_lines(entry, "wgmma.mma_async");
+  REQUIRE(stores.size() == 2);
+  REQUIRE(mmas.size() == 4);
+  std::uint64_t pairs = 0;
+  for (const auto& g : c.report.races) {
+    const race::race& r = g.example;
+    CAPTURE(race::format(r, c.info));
+    CHECK(r.kind == race::race_kind::raw);
+    CHECK(r.missing_proxy_fence);
+    CHECK_FALSE(r.first.async_proxy);
+    CHECK(std::find(stores.begin(), stores.end(), c.line(r.first.instruction)) != stores.end());
+    CHECK(r.second.async_proxy);
+    CHECK(r.second.thread % 32 == 0);  // a warp's first lane issues for the warp
+    CHECK(std::find(mmas.begin(), mmas.end(), c.line(r.second.instruction)) != mmas.end());
+    CHECK(r.second.completion.key.kind == exec::barrier_kind::async_done);
+    pairs += g.count;
+  }
+  // Counted by hand: each k16 step reads 2 KiB of A (64 rows x 32 bytes) and 2 KiB of B (16 k-rows
+  // x 128 bytes), 128 chunks of 16 bytes each, every chunk written by one 16-byte st.shared; a
+  // pair is one store against one chunk read. A's chunk is read by the one warp whose 16 rows hold
+  // it (128 pairs), B's by all four warps' agents (512 pairs); four steps.
+  CHECK(pairs == 4 * (128 + 4 * 128));
+  auto lines = race::source_lines(c.k->module, *c.k->program.function);
+  std::string f = race::format(c.report.races.front().example, c.info,
+                               race::source_lookup([&](std::uint32_t i) { return lines.at(i); }));
+  CHECK_MESSAGE(contains(f, "wgmma.mma_async at PTX line"), f);
+  CHECK_MESSAGE(contains(f, "retired by its warp's wgmma.wait_group; missing proxy fence: the write is ordered "
+                            "before the operation's issue"),
+                f);
+}
+
+TEST_CASE("wgmma operands overwritten after the issue, before the retiring wait: a WAR race with the async proxy") {
+  const std::string_view entry = "gemm_wgmma_early_reuse";
+  auto c = run_wgmma(entry);
+  REQUIRE(c.error);  // the retiring wait also finds the operand changed
+  CHECK(contains(c.error->message, "is overwritten before this wgmma.wait_group retires the operation"));
+  const auto clear = wgmma_lines(entry, "st.shared.u16"), mmas = wgmma_lines(entry, "wgmma.mma_async");
+  REQUIRE(clear.size() == 1);
+  bool found = false;
+  for (const auto& g : c.report.races) {
+    const race::race& r = g.example;
+    if (r.kind == race::race_kind::war && r.first.async_proxy && !r.second.async_proxy &&
+        std::find(mmas.begin(), mmas.end(), c.line(r.first.instruction)) != mmas.end() &&
+        c.line(r.second.instruction) == clear.front()) {
+      found = true;
+      CHECK_FALSE(r.missing_proxy_fence);
+    }
+  }
+  CHECK_MESSAGE(found, proxy_listing(c));
 }

@@ -19,6 +19,12 @@
 // gemm_wgmma_early_reuse (bug): as gemm_wgmma_plain, but after the commit the block synchronizes
 //   and clears A's shared tile (to reuse it) before the wgmma.wait_group: the MMA may still be
 //   reading it, a race between each thread's st.shared and the MMA's reads.
+// gemm_wgmma_stores: as gemm_wgmma_plain, but the threads fill shared memory with plain 16-byte
+//   loads and st.shared (the generic proxy) instead of cp.async; each thread's fence.proxy.async
+//   before the __syncthreads makes the stores visible to the MMAs' async-proxy reads.
+// gemm_wgmma_stores_no_fence (bug): the same without the proxy fence: the MMAs' reads are not
+//   ordered after the stores in the async proxy (PTX ISA, "Proxies"), a race with the barrier but
+//   no fence.proxy.async between.
 #include <cstdint>
 #include <cuda_fp16.h>
 
@@ -174,4 +180,41 @@ extern "C" __global__ void gemm_wgmma_early_reuse(const __half* A, const __half*
   wait_all();
   pin(acc);
   store_tile(acc, C);
+}
+
+// The no-swizzle layouts of load_plain, filled by 16-byte register loads and st.shared; with
+// `fence`, each thread's fence.proxy.async.shared::cta before the barrier.
+template <bool fence_proxy>
+__device__ __forceinline__ void store_plain(const __half* A, const __half* B, __half* sA, __half* sB) {
+  for (int q = threadIdx.x; q < M * K / 8; q += blockDim.x) {
+    int m = q / (K / 8), k8 = q % (K / 8);
+    *reinterpret_cast<uint4*>(reinterpret_cast<char*>(sA) + (m / 8) * 1024 + k8 * 128 + (m % 8) * 16) =
+        *reinterpret_cast<const uint4*>(A + m * K + 8 * k8);
+    int k = q / (N / 8), n8 = q % (N / 8);
+    *reinterpret_cast<uint4*>(reinterpret_cast<char*>(sB) + n8 * 1024 + (k / 8) * 128 + (k % 8) * 16) =
+        *reinterpret_cast<const uint4*>(B + k * N + 8 * n8);
+  }
+  if (fence_proxy) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+}
+
+template <bool fence_proxy>
+__device__ __forceinline__ void gemm_stores(const __half* A, const __half* B, float* C) {
+  __shared__ __align__(128) __half sA[M * K], sB[K * N];
+  store_plain<fence_proxy>(A, B, sA, sB);
+  accumulators acc;
+  fence();
+#pragma unroll
+  for (int s = 0; s < K / 16; ++s)
+    mma(acc, descriptor(smem(sA) + 256 * s, 128, 1024, 0), descriptor(smem(sB) + 256 * s, 128, 1024, 0), s > 0);
+  commit();
+  wait_all();
+  pin(acc);
+  store_tile(acc, C);
+}
+
+extern "C" __global__ void gemm_wgmma_stores(const __half* A, const __half* B, float* C) { gemm_stores<true>(A, B, C); }
+
+extern "C" __global__ void gemm_wgmma_stores_no_fence(const __half* A, const __half* B, float* C) {
+  gemm_stores<false>(A, B, C);
 }

@@ -1049,7 +1049,7 @@ class engine {
   address_value effective_address(std::uint32_t t, const xoperand& a);
   place locate(std::uint32_t t, ptx::state_space space, address_value where_to, std::uint32_t width);
   void observe(std::uint32_t t, const place& p, std::uint32_t width, access_kind kind, std::uint32_t pc,
-               value_identity identity = {}, atomic_op op = atomic_op::none);
+               value_identity identity = {}, atomic_op op = atomic_op::none, bool async_visible = false);
   value_identity identity_of(const value& v);
   value load_cell(std::uint32_t t, region<real>& r, std::uint64_t offset, std::uint32_t width);
   [[gnu::noinline]] value load_pieces(std::uint32_t t, region<real>& r, std::uint64_t offset, std::uint32_t width);
@@ -1197,6 +1197,10 @@ class engine {
   // registers in-flight ones will write; allocated on a warp's first wgmma (the type is
   // completed there).
   std::vector<std::shared_ptr<wgmma_warp>> wgmma_warps_;
+  // A polled generation every member of the running warp collective acquires once the warp's
+  // sync has completed (try_collective; the sync's completion would replace an earlier acquire):
+  // the agent reads a wgmma.wait_group retires.
+  std::optional<std::pair<barrier_key, std::uint32_t>> collective_acquires_;
   sync_table sync_;  // CTA barriers (exec/sync.hpp); warp syncs keep warp_generation_
   std::map<barrier_key, mbarrier_state> mbarriers_;  // by shared-memory place (ordered: messages)
   bool read_waits_ = false;                    // a load that may wait for a write is running

@@ -127,6 +127,9 @@ struct access {
   value_identity value{};
   // Atomics: the operation, which decides whether atomics of different CTAs commute.
   atomic_op op = atomic_op::none;
+  // Writes the async proxy sees without a proxy fence once they are ordered before its read: a
+  // landed cp.async (non-bulk) copy (semantic choice, exec/semantics/async_copy.hpp).
+  bool async_visible = false;
 };
 
 // Barrier kinds, keys, registrations and completed instances: exec/sync.hpp.

@@ -82,8 +82,9 @@ struct write_epoch {
   std::uint32_t thread = none;
   std::uint32_t segment = 0;
   std::uint32_t instruction = 0;
-  std::uint16_t width = 0;
-  std::uint8_t at = 0;  // the byte's offset within the write (writes are at most 128 bytes)
+  std::uint8_t width = 0;  // writes are at most 128 bytes
+  std::uint8_t at = 0;     // the byte's offset within the write
+  bool async_visible = false;  // exec::access::async_visible
   exec::value_identity::kind value_kind = exec::value_identity::kind::unknown;
   std::uint64_t value_id = 0;
   exec::value_identity value() const { return {value_kind, value_id}; }
@@ -472,9 +473,12 @@ class context {
   // kept_generations per resource (a parity wait can only name the last completed phase; a wait
   // on an older phase's state is rare).
   static constexpr std::size_t kept_generations = 4;
+  // A thread's async_done generations are acquired further back: a wgmma.wait_group N retires
+  // operations issued several wgmma.mma_async ago (exec/semantics/wgmma.hpp).
+  static constexpr std::size_t kept_done_generations = 64;
   void keep_completed(exec::barrier_key key, std::uint32_t generation, std::uint32_t slot) {
     auto& kept = completed_[key];
-    if (kept.size() == kept_generations) {
+    if (kept.size() == (key.kind == exec::barrier_kind::async_done ? kept_done_generations : kept_generations)) {
       release(kept.front().second);
       kept.erase(kept.begin());
     }
@@ -620,7 +624,9 @@ class context {
     const bool prior_write = w.thread != detail::none && !ordered(w.thread, w.segment);
     switch (a.kind) {
       case exec::access_kind::read:
-        if (prior_write) conflict(w.thread, w.segment, w.instruction, exec::access_kind::write, race_kind::raw, byte, false);
+        // A landed cp.async needs no proxy fence before an async-proxy read it is ordered before.
+        if (prior_write && !(w.async_visible && missing_fence(w.thread, w.segment)))
+          conflict(w.thread, w.segment, w.instruction, exec::access_kind::write, race_kind::raw, byte, false);
         check_slot(c.atomics, exec::access_kind::atomic, race_kind::raw, byte);
         add_to_slot(c.reads, s, a.instruction);
         break;
@@ -631,8 +637,8 @@ class context {
                    w.same_store(a.value, a.width, at));
         check_slot(c.reads, exec::access_kind::read, race_kind::war, byte);
         check_slot(c.atomics, exec::access_kind::atomic, race_kind::waw, byte);
-        c.write = {self_, s, a.instruction, static_cast<std::uint16_t>(a.width), static_cast<std::uint8_t>(at),
-                   a.value.k, a.value.id};
+        c.write = {self_, s, a.instruction, static_cast<std::uint8_t>(a.width), static_cast<std::uint8_t>(at),
+                   a.async_visible, a.value.k, a.value.id};
         free_set(c.reads.set);
         c.reads.one = {};
         free_set(c.atomics.set);

@@ -266,7 +266,9 @@ inline std::string async_side(const race_access& a, const exec::run_info* info, 
                   std::to_string(a.thread) + "'s " + copy_name(a, space, lookup) + " at " + where(a.instruction, lookup);
   if (a.completion.generation == 0) return s;
   if (a.completion.key.kind == exec::barrier_kind::async_done)
-    return s + ", retired by the thread's cp.async.bulk.wait_group";
+    return s + (lookup && a.instruction != exec::no_instruction && lookup(a.instruction).opcode == "wgmma.mma_async"
+                    ? ", retired by its warp's wgmma.wait_group"
+                    : ", retired by the thread's cp.async.bulk.wait_group");
   return s + ", completed on " + (info ? resource(a.completion.key, *info) : exec::describe(a.completion.key)) +
          " generation " + std::to_string(a.completion.generation);
 }
@@ -313,8 +315,12 @@ inline std::string format(const race& r, const exec::run_info& info, const sourc
                   detail::address(r, info) + ": " + detail::side(r.first, lookup, &info, r.region) + " vs " +
                   detail::side(r.second, lookup, &info, r.region);
   if (r.missing_proxy_fence)
-    s += "; missing proxy fence: the write is ordered before the copy's issue but no fence.proxy.async "
-         "makes it visible to the async proxy";
+    s += "; missing proxy fence: the write is ordered before the " +
+         std::string(lookup && r.second.instruction != exec::no_instruction &&
+                             lookup(r.second.instruction).opcode == "wgmma.mma_async"
+                         ? "operation's"
+                         : "copy's") +
+         " issue but no fence.proxy.async makes it visible to the async proxy";
   return s;
 }
 

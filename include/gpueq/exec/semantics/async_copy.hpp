@@ -65,10 +65,18 @@ inline void engine<D, O>::cp_async_wait(std::uint32_t t, std::uint64_t keep, boo
 
 // A cp.async copy's shared-memory write lands, observed as `writer`'s (the thread's, or at a
 // cp.async.mbarrier.arrive its async agent's).
+// Semantic choice: the write is visible to the async proxy (a wgmma.mma_async's operand read, a
+// TMA store's source read) without a fence.proxy.async, once it is ordered before that read (a
+// cp.async.wait_group and a barrier). The ISA counts cp.async among the generic proxy's
+// operations, which would ask for the proxy fence; but Triton's sm_90a cp.async -> wgmma
+// pipelines have none and compute the right results on an H100 (examples/kernels/README.md,
+// "On a GPU"), so gpueq does not call that compiler output racy. A plain st.shared still needs
+// the fence (race/async_proxy.hpp).
 template <value_domain D, observer O>
 inline void engine<D, O>::land_copy(std::uint32_t writer, pending_copy& c) {
   region<real>& r = regions_[c.region];
-  observe(writer, place{&r, c.region, c.offset}, c.width, access_kind::write, c.instruction, identity_of(c.v));
+  observe(writer, place{&r, c.region, c.offset}, c.width, access_kind::write, c.instruction, identity_of(c.v),
+          atomic_op::none, true);
   r.store(c.offset, c.width, std::move(c.v));
 }
 

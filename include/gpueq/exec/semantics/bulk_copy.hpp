@@ -53,7 +53,7 @@ inline bool engine<D, O>::uses_async_proxy() const {
   using op = ptx::opcode;
   for (const xinstr& x : p_.code)
     if (x.op == op::cp_async_bulk || x.op == op::cp_async_bulk_tensor || x.op == op::cp_reduce_async_bulk ||
-        x.op == op::cp_async_mbarrier_arrive ||
+        x.op == op::cp_async_mbarrier_arrive || x.op == op::wgmma_mma_async ||
         (x.op == op::fence && has_mod(x, ".proxy")))
       return true;
   return false;

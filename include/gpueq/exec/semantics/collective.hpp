@@ -94,6 +94,11 @@ inline void engine<D, O>::try_collective(std::uint32_t t) {
   o_.on_barrier_complete(barrier_instance{barrier_key{barrier_kind::warp, w}, warp_generation_[w],
                                           static_cast<std::uint32_t>(members.size()), regs});
   ++warp_generation_[w];
+  if (collective_acquires_) {
+    for (auto u : members) o_.on_barrier_acquire(barrier_registration{u, true, pc_[u]}, collective_acquires_->first,
+                                                 collective_acquires_->second);
+    collective_acquires_.reset();
+  }
   // tensormap.cp_fenceproxy.sync.aligned copies once for the warp, after every member's earlier
   // accesses (the map's fields one lane wrote): as the first member, now ordered after them all.
   if (x.op == ptx::opcode::tensormap_cp_fenceproxy) tensormap_op(members.front(), x, pc_[members.front()]);

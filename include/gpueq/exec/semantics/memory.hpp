@@ -327,10 +327,10 @@ inline auto engine<D, O>::locate(std::uint32_t t, ptx::state_space space, addres
 
 template <value_domain D, observer O>
 inline void engine<D, O>::observe(std::uint32_t t, const place& p, std::uint32_t width, access_kind kind,
-    std::uint32_t pc, value_identity identity, atomic_op op) {
+    std::uint32_t pc, value_identity identity, atomic_op op, bool async_visible) {
   if (p.index == ~0u) return;
   if (p.r->space != memory_space::global && p.r->space != memory_space::shared) return;
-  o_.on_access(access{t, p.index, p.offset, width, kind, pc, identity, op});
+  o_.on_access(access{t, p.index, p.offset, width, kind, pc, identity, op, async_visible});
 }
 
 // Exact (observer.hpp): the bits themselves, the domain's exact identity, or a sequence number.

@@ -24,21 +24,21 @@
 //     wgmma.mma_async of the same shape may accumulate into in-flight accumulators (the ISA
 //     orders those in hardware) and reads their pending values. A register overwritten while in
 //     flight is found at the retiring wait (the marker is gone): an error naming both.
-//   - Shared-memory operands are read at issue and observed twice as reads of 16-byte chunks,
-//     with the wgmma.mma_async's line: by the warp's first lane at issue, and again by the first
-//     lane of the retiring wgmma.wait_group. So a write by another thread that is not ordered
-//     before the issue, or not ordered after the retiring wait, races with the operation (e.g. a
-//     ring stage refilled after a barrier that follows the issue but precedes the wait). A write
-//     ordered after the issue and before the wait (by the issuing thread, or through a barrier)
-//     is no race to the race context; the retiring wait finds it by comparing every operand
-//     element with the value the issue read, and stops with an error naming the element.
-//     TODO(async proxy, ARCHITECTURE.md): the ISA performs these reads in the async proxy, so a
-//     generic-proxy write (st.shared) needs fence.proxy.async before the wgmma reads it. When the
-//     agent model lands, the reads should become accesses of the issuing thread's async agent,
-//     issued through `async_issue` and acquiring only the thread's last proxy fence, and
-//     retiring at the wait_group. Note: Triton feeds wgmma from cp.async (non-bulk) with only
-//     wgmma.fence and bar.sync between (examples/kernels/triton/matmul_ptr_sm90a_*), which must
-//     stay race-free: treat cp.async's landed writes as not needing the proxy fence.
+//   - Shared-memory operands are read at issue, in the async proxy (PTX ISA, "Asynchronous
+//     Warpgroup Level Matrix Multiply-Accumulate"; "Proxies"): observed as reads of 16-byte
+//     chunks, with the wgmma.mma_async's line, by the async agent of the warp's first lane u0
+//     (semantics/bulk_copy.hpp), which sees only what proxy fences made visible, as a TMA
+//     store's source read does (race/async_proxy.hpp). So a generic write (st.shared) that
+//     reaches the wgmma through a barrier but no fence.proxy.async is a race reported as a
+//     missing proxy fence; a landed cp.async needs no fence (semantic choice, async_copy.hpp);
+//     a TMA load's writes are the async proxy's own. The agent then registers an `async_done`
+//     generation, which every lane of the warp acquires at the wgmma.wait_group that retires the
+//     operation: a write that no lane's retiring wait orders after the read (a ring stage refilled
+//     after a barrier that follows the issue but precedes the wait, or a thread's own store
+//     between its issue and its wait) races with it. The first lane reads the chunks once more at
+//     the retiring wait, as itself. And the retiring wait compares every operand element with the
+//     value the issue read: an element stored again in between stops the run with an error
+//     naming it (behind the race, which the verdict puts first).
 //   - wgmma.fence: gpueq checks only the ISA's first rule, a fence before a warp's first
 //     wgmma.mma_async; the rule about registers accessed between a fence and an mma_async is not
 //     checked.
@@ -95,6 +95,7 @@ struct engine<D, O>::wgmma_warp {
     std::uint32_t pc = 0;
     std::vector<chunk> reads;
     std::vector<operand> operands;
+    std::uint32_t done = 0;  // the async_done generation of the first lane's agent after the reads
   };
   struct owned {  // a register an in-flight wgmma.mma_async owns
     value v;          // what the retiring wait lands in it
@@ -322,12 +323,19 @@ inline void engine<D, O>::wgmma_mma_async(const xinstr& x, const std::vector<std
   }
   const std::vector<real> Dm = product(A, B, C, 16, N, K, u0);
 
-  // Observed reads at issue (the warp's first lane), kept for the retiring wait.
+  // The reads at issue, by the first lane's async agent under the fenced view of its thread's
+  // clock; kept for the retiring wait.
   std::sort(chunks.begin(), chunks.end());
   chunks.erase(std::unique(chunks.begin(), chunks.end()), chunks.end());
-  for (const auto& c : chunks) observe(u0, place{&regions_[c.region], c.region, c.offset}, 16, access_kind::read, pc);
+  std::uint32_t done = 0;
+  if (!chunks.empty()) {
+    async_issue(u0, pc, true);
+    for (const auto& c : chunks)
+      observe(n_ + u0, place{&regions_[c.region], c.region, c.offset}, 16, access_kind::read, pc);
+    done = async_done(u0, pc);
+  }
   const std::uint64_t id = ws.next_id++;
-  ws.open.push_back({id, pc, std::move(chunks), std::move(operands)});
+  ws.open.push_back({id, pc, std::move(chunks), std::move(operands), done});
 
   // The destinations (and A's registers) are the operation's until its group retires.
   for (auto u : members) {
@@ -389,6 +397,12 @@ inline void engine<D, O>::wgmma_wait(const xinstr& x, const std::vector<std::uin
     fail_at(error_kind::unsupported, u0, "wgmma.wait_group's operand must be an integer constant");
   if (members.size() != warp_size) fail(error_kind::barrier, u0, "wgmma.wait_group needs all 32 lanes", pc_[u0]);
   auto& ws = wgmma_state(u0 / warp_size);
+  // Every lane acquires the agent's reads of the operations retired here: the newest one's
+  // async_done generation, which follows all the agent did before it.
+  std::uint32_t done = 0;
+  for (std::size_t g = 0; g + n.imm < ws.groups.size(); ++g)
+    for (const auto& is : ws.groups[g]) done = std::max(done, is.done);
+  if (done) collective_acquires_ = {barrier_key{barrier_kind::async_done, u0}, done};
   while (ws.groups.size() > n.imm) {
     std::vector<typename wgmma_warp::issue> group = std::move(ws.groups.front());
     ws.groups.pop_front();
