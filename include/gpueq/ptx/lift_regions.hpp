@@ -25,6 +25,24 @@
 // branch from outside enters it, no register it defines other than r is read outside it, and x
 // is in a register where the first branch stands. Afterwards the instructions that computed
 // values only the removed code read (such as x's high word once both neighbours are lifted) go.
+//
+// pow(x, c) for a constant c (nvcc 13, sm_80): nvcc does not inline libdevice's pow; it calls a
+// helper, `__internal_accurate_pow(|x|)` (a `.func` of the module whose body has c as a
+// constant), and handles the special cases around the call. Both halves are compared with the
+// template `libdevice_pow_f64` (nvcc's output for pow(x, 2.5)), never trusted by name: the
+// helper's body on every path (`evaluate_helper`, `pow_helpers`: once per module, before anything
+// is lifted), and the caller's region, in which the call of a helper that matched is the node
+// `call:pow` of its argument (the `st.param`/`call`/`ld.param` of the call site) and which goes on
+// past its join through the pure instructions that follow (the template's `x == 1 ? 1 : ...`, its
+// tail). The template's 2.5 stands for one f64 immediate c, the same in the helper and around the
+// call, and the odd-integer test's constant for K(c) (`odd_test_constant`); c must be finite and
+// not 0. The exponent must be that immediate: pow with a symbolic exponent (a helper of two
+// parameters) is not lifted and runs as it is, stopping where it takes a symbolic double apart.
+// A register live into a region that holds a word of another (written once, by
+// `mov.b64 {lo, hi}, v` before the region, on every way into it) is that word of v, as x's high
+// word that log and exp share with pow is. The region becomes `gpueq.lifted.pow.f64 r, x, c`
+// where r was written; the call goes with it (the helper stays in the module, uncalled). Over the
+// reals it is e^(c·log x) (real_op::pow): x > 0, as for log.
 #pragma once
 
 #include <gpueq/ptx/inline.hpp>
