@@ -206,3 +206,27 @@ TEST_CASE("a pow sequence that is not exactly nvcc's is not lifted") {
   // Unchanged, it lifts.
   CHECK(lifted_pow(pow, m) != nullptr);
 }
+
+TEST_CASE("pow with nvcc's generic helper of |x| and the exponent (a module with several exponents)") {
+  const std::string xy(ptx::detail::libdevice_pow_xy_f64);
+  ptx::module m;
+  // The template lifts itself: the exponent is the immediate the call passes.
+  const ptx::instruction* p = lifted_pow(xy, m);
+  REQUIRE(p != nullptr);
+  CHECK(static_cast<std::uint64_t>(p->operands[2].value) == 0x4004000000000000ull);
+  CHECK(count(*m.find_function("t_pow"), ptx::opcode::call) == 0);
+  // nvcc's output for pow(x, 3.5): 3.5 passed, the same K (the lowest set bit of 3.5 is bit 50).
+  p = lifted_pow(replaced_all(xy, "0d4004000000000000", "0d400C000000000000"), m);
+  REQUIRE(p != nullptr);
+  CHECK(static_cast<std::uint64_t>(p->operands[2].value) == 0x400C000000000000ull);
+  // The exponent passed in a register (here x itself, pow(x, x)): not an immediate, not lifted
+  // (the special cases around the call are folded for the constant 2.5).
+  CHECK(lifted_pow(changed(xy, "st.param.f64\t[param1+0], 0d4004000000000000;", "st.param.f64\t[param1+0], %fd9;"), m) == nullptr);
+  CHECK(count(*m.find_function("t_pow"), ptx::opcode::call) == 1);
+  // The passed exponent not the one the special cases test (3.5 passed, 2.5 around the call).
+  CHECK(lifted_pow(changed(xy, "st.param.f64\t[param1+0], 0d4004000000000000;", "st.param.f64\t[param1+0], 0d400C000000000000;"), m) == nullptr);
+  // One constant of the helper's log polynomial.
+  CHECK(lifted_pow(changed(xy, "0d3ED0F5D241AD3B5A", "0d3ED0F5D241AD3B5B"), m) == nullptr);
+  // The helper's parameters swapped where it reads them.
+  CHECK(lifted_pow(changed(xy, "[__internal_accurate_pow_param_1];", "[__internal_accurate_pow_param_0];"), m) == nullptr);
+}

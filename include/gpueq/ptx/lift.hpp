@@ -604,9 +604,9 @@ inline lift_report lift(module& m) {
   lift_report report;
   const auto& patterns = detail::compiled_idioms();
   // pow's helpers, compared with the template's before anything is lifted (their exp would be).
-  boost::unordered_flat_map<std::uint32_t, std::uint64_t> pow_helpers;
+  detail::pow_helper_map pow_helpers;
   for (const auto& t : detail::region_templates())
-    if (t.helper) pow_helpers = detail::pow_helpers(m, t);
+    if (t.helper) detail::pow_helpers(m, t, pow_helpers);
   for (std::uint32_t fi = 0; fi < m.functions.size(); ++fi) {
     function& f = m.functions[fi];
     if (f.instructions.empty()) continue;

@@ -36,8 +36,11 @@
 // past its join through the pure instructions that follow (the template's `x == 1 ? 1 : ...`, its
 // tail). The template's 2.5 stands for one f64 immediate c, the same in the helper and around the
 // call, and the odd-integer test's constant for K(c) (`odd_test_constant`); c must be finite and
-// not 0. The exponent must be that immediate: pow with a symbolic exponent (a helper of two
-// parameters) is not lifted and runs as it is, stopping where it takes a symbolic double apart.
+// not 0. A module that calls pow with several exponents gets nvcc's generic helper of |x| and the
+// exponent instead: the second template (`libdevice_pow_xy_f64`) has that helper, compared with
+// both parameters as inputs, and c is then the immediate the call passes. The exponent must be
+// an immediate: pow with a symbolic exponent is not lifted and runs as it is, stopping where it
+// takes a symbolic double apart.
 // A register live into a region that holds a word of another (written once, by
 // `mov.b64 {lo, hi}, v` before the region, on every way into it) is that word of v, as x's high
 // word that log and exp share with pow is. The region becomes `gpueq.lifted.pow.f64 r, x, c`
@@ -130,6 +133,15 @@ inline bool pure_opcode(opcode op) {
   }
 }
 
+// A helper nvcc calls for pow whose body matched a template's (`pow_helpers`): of |x| alone with
+// the exponent c a constant of its body (params 1), or of |x| and the exponent (params 2: nvcc's
+// generic helper, when a module calls pow with several exponents or a symbolic one).
+struct pow_helper {
+  std::uint8_t params = 1;
+  std::uint64_t c = 0;  // params 1: the bits of c
+};
+using pow_helper_map = boost::unordered_flat_map<std::uint32_t, pow_helper>;
+
 // Structural evaluation of instructions [s, e) of f along every path (forward branches only, all
 // of them landing in (i, e]). Instructions before `b0` may be anything: those that are not pure
 // give their results opaque values. From b0 on, only pure unguarded instructions and branches
@@ -158,11 +170,12 @@ class region_evaluator {
     return true;
   }
 
-  // The calls the graph may look into: callee name -> the exponent c of a pow helper whose body
-  // was compared with the template's (`pow_callees`). A call of one, with its `st.param` of the
-  // argument and `ld.param` of the result, before the first branch is the node `call:pow` (value
-  // c) of the argument; any other call stays opaque.
-  void set_calls(const boost::unordered_flat_map<std::uint32_t, std::uint64_t>* callees) { callees_ = callees; }
+  // The calls the graph may look into: the pow helpers whose bodies were compared with a
+  // template's (`pow_helpers`). A call of one, with its `st.param`s of the arguments and
+  // `ld.param` of the result, before the first branch is the node `call:pow` (value c) of |x|
+  // for a helper of one parameter, `call:pow.xy` of |x| and the exponent for one of two; any
+  // other call stays opaque.
+  void set_calls(const pow_helper_map* callees) { callees_ = callees; }
 
   // The instructions of each call the graph looked into (for the rewrite, which removes them).
   struct call_site {
@@ -296,19 +309,26 @@ class region_evaluator {
     if (ins.op == opcode::call) {
       call_parts c = parts_of_call(ins);
       if (!c.rets || !c.args || !c.callee || c.callee->kind != operand_kind::symbol || c.rets->elems.size() != 1 ||
-          c.args->elems.size() != 1 || c.rets->elems[0].kind != operand_kind::symbol ||
-          c.args->elems[0].kind != operand_kind::symbol)
+          c.rets->elems[0].kind != operand_kind::symbol)
         return false;
       auto known = callees_->find(c.callee->name);
-      auto arg = slots_.find(c.args->elems[0].name);
-      if (known == callees_->end() || arg == slots_.end()) return false;
-      const std::uint32_t n = g_.intern(value_graph::vk::op, "call:pow", static_cast<std::int64_t>(known->second), {arg->second.first});
+      if (known == callees_->end() || c.args->elems.size() != known->second.params) return false;
       call_site site;
-      site.stores.push_back(arg->second.second);
+      std::vector<std::uint32_t> kids;
+      for (const operand& a : c.args->elems) {
+        if (a.kind != operand_kind::symbol) return false;
+        auto arg = slots_.find(a.name);
+        if (arg == slots_.end()) return false;
+        kids.push_back(arg->second.first);
+        site.stores.push_back(arg->second.second);
+      }
+      for (const operand& a : c.args->elems) slots_.erase(a.name);
+      const bool one = known->second.params == 1;
+      const std::uint32_t n = g_.intern(value_graph::vk::op, one ? "call:pow" : "call:pow.xy",
+                                        one ? static_cast<std::int64_t>(known->second.c) : 0, std::move(kids));
       site.call = i;
       calls.push_back(site);
       results_[c.rets->elems[0].name] = {n, static_cast<std::uint32_t>(calls.size() - 1)};
-      slots_.erase(arg);
       return true;
     }
     if (ins.op == opcode::ld && sp.starts_with("ld.param") && ins.operands.size() == 2 &&
@@ -391,7 +411,7 @@ class region_evaluator {
   const std::vector<bool>& dead_;
   value_graph& g_;
   const boost::unordered_flat_map<std::uint32_t, operand>* constants_ = nullptr;
-  const boost::unordered_flat_map<std::uint32_t, std::uint64_t>* callees_ = nullptr;
+  const pow_helper_map* callees_ = nullptr;
   boost::unordered_flat_map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>> slots_;    // param -> (node, st)
   boost::unordered_flat_map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>> results_;  // retval -> (node, call)
   boost::unordered_flat_map<std::uint32_t, std::optional<std::uint32_t>> words_;  // word_of_live_in
@@ -414,35 +434,40 @@ inline std::uint32_t tail_end(const function& f, const std::vector<bool>& dead, 
   return i;
 }
 
-// The meaning of a helper function `(.param .b64 r) f(.param .b64 a)` that nvcc calls: its body
-// evaluated on every path, from the `ld.param` of a (x) to the `st.param` of r (the result), which
-// must be followed by `ret`. Every instruction in between is pure and unguarded, or a forward
-// branch: the helper has no effect besides its result.
+// The meaning of a helper function `(.param .b64 r) f(.param .b64 a[, .param .b64 b])` that nvcc
+// calls: its body evaluated on every path, from the `ld.param`s of a (x) and b (y), its first
+// instructions, to the `st.param` of r (the result), which must be followed by `ret`. Every
+// instruction in between is pure and unguarded, or a forward branch: the helper has no effect
+// besides its result.
 struct function_meaning {
   value_graph g;
   std::vector<region_path> paths;
   std::vector<std::uint32_t> results;
   std::uint32_t x = 0;
+  std::optional<std::uint32_t> y;
 };
 
 inline std::optional<function_meaning> evaluate_helper(const module& m, const function& f) {
-  if (f.entry || !f.has_body || f.params.size() != 1 || f.returns.size() != 1) return std::nullopt;
+  const auto np = static_cast<std::uint32_t>(f.params.size());
+  if (f.entry || !f.has_body || np < 1 || np > 2 || f.returns.size() != 1) return std::nullopt;
   const auto& ins = f.instructions;
   const auto n = static_cast<std::uint32_t>(ins.size());
   auto param_of = [&](const operand& a, std::uint32_t name) {
     return a.kind == operand_kind::address && a.base == address_base::symbol && a.name == name && a.value == 0;
   };
-  if (n < 3 || ins[0].op != opcode::ld || ins[0].guarded || ins[0].operands.size() != 2 ||
-      ins[0].operands[0].kind != operand_kind::reg || !param_of(ins[0].operands[1], f.params[0].name) ||
-      m.str(ins[0].mods.empty() ? 0 : ins[0].mods[0]) != ".param")
-    return std::nullopt;
+  if (n < np + 2) return std::nullopt;
+  for (std::uint32_t k = 0; k < np; ++k)
+    if (ins[k].op != opcode::ld || ins[k].guarded || ins[k].operands.size() != 2 ||
+        ins[k].operands[0].kind != operand_kind::reg || !param_of(ins[k].operands[1], f.params[k].name) ||
+        m.str(ins[k].mods.empty() ? 0 : ins[k].mods[0]) != ".param")
+      return std::nullopt;
   const std::uint32_t st = n - 2;
   if (ins[n - 1].op != opcode::ret || ins[n - 1].guarded || ins[st].op != opcode::st || ins[st].guarded ||
       ins[st].operands.size() != 2 || !param_of(ins[st].operands[0], f.returns[0].name) ||
       ins[st].operands[1].kind != operand_kind::reg || m.str(ins[st].mods.empty() ? 0 : ins[st].mods[0]) != ".param")
     return std::nullopt;
   std::uint32_t b0 = 0;
-  for (std::uint32_t k = 1; k < st; ++k) {
+  for (std::uint32_t k = np; k < st; ++k) {
     if (ins[k].op == opcode::bra) {
       if (!b0) b0 = k;
       continue;
@@ -457,6 +482,7 @@ inline std::optional<function_meaning> evaluate_helper(const module& m, const fu
   if (!ev.run(0, b0, st, fm.paths, at_b0)) return std::nullopt;
   for (auto& p : fm.paths) fm.results.push_back(ev.read(p, ins[st].operands[1].name));
   fm.x = fm.g.intern(value_graph::vk::opaque, "ins", 0, {});
+  if (np == 2) fm.y = fm.g.intern(value_graph::vk::opaque, "ins", 8, {});
   return fm;
 }
 
@@ -1017,6 +1043,365 @@ $L__BB1_9:
 }
 )";
 
+// The same with nvcc's generic helper of |x| and the exponent, as nvcc emits it when the module
+// calls pow with more than one exponent: its output for a module of t_pow and
+// `t_pow2(double x, double* y) { *y = pow(x, 3.5); }`, t_pow2 left out. Around the call, the
+// exponent is stored as the helper's second argument; the rest is the code above.
+inline constexpr std::string_view libdevice_pow_xy_f64 = R"(.version 9.0
+.target sm_80
+.address_size 64
+.func  (.param .b64 func_retval0) __internal_accurate_pow
+(
+	.param .b64 __internal_accurate_pow_param_0,
+	.param .b64 __internal_accurate_pow_param_1
+)
+;
+.visible .entry t_pow(
+	.param .f64 t_pow_param_0,
+	.param .u64 t_pow_param_1
+)
+{
+	.reg .pred	%p<16>;
+	.reg .b32	%r<15>;
+	.reg .f64	%fd<20>;
+	.reg .b64	%rd<3>;
+	ld.param.f64	%fd9, [t_pow_param_0];
+	ld.param.u64	%rd1, [t_pow_param_1];
+	mov.f64	%fd10, 0d4004000000000000;
+	{
+	.reg .b32 %temp;
+	mov.b64	{%temp, %r1}, %fd10;
+	}
+	and.b32 	%r2, %r1, 2146435072;
+	setp.eq.s32	%p2, %r2, 1074790400;
+	abs.f64	%fd1, %fd9;
+	{ // callseq 0, 0
+	.reg .b32 temp_param_reg;
+	.param .b64 param0;
+	st.param.f64	[param0+0], %fd1;
+	.param .b64 param1;
+	st.param.f64	[param1+0], 0d4004000000000000;
+	.param .b64 retval0;
+	call.uni (retval0),
+	__internal_accurate_pow,
+	(
+	param0,
+	param1
+	);
+	ld.param.f64	%fd19, [retval0+0];
+	} // callseq 0
+	{
+	.reg .b32 %temp;
+	mov.b64	{%temp, %r3}, %fd9;
+	}
+	setp.lt.s32	%p3, %r3, 0;
+	and.pred 	%p1, %p3, %p2;
+	setp.eq.f64	%p4, %fd9, 0d0000000000000000;
+	@%p4 bra	$L__BB0_4;
+	bra.uni	$L__BB0_1;
+$L__BB0_4:
+	selp.b32	%r4, %r3, 0, %p2;
+	mov.u32	%r5, 0;
+	or.b32 	%r6, %r4, 2146435072;
+	setp.lt.s32	%p8, %r1, 0;
+	selp.b32	%r7, %r6, %r4, %p8;
+	mov.b64	%fd19, {%r5, %r7};
+	bra.uni	$L__BB0_5;
+$L__BB0_1:
+	setp.gt.s32	%p5, %r3, -1;
+	@%p5 bra	$L__BB0_5;
+	mov.f64	%fd11, 0d4004000000000000;
+	cvt.rzi.f64.f64	%fd12, %fd11;
+	setp.eq.f64	%p6, %fd12, 0d4004000000000000;
+	neg.f64	%fd13, %fd19;
+	selp.f64	%fd19, %fd13, %fd19, %p1;
+	@%p6 bra	$L__BB0_5;
+	mov.f64	%fd19, 0dFFF8000000000000;
+$L__BB0_5:
+	add.f64	%fd15, %fd9, 0d4004000000000000;
+	{
+	.reg .b32 %temp;
+	mov.b64	{%temp, %r8}, %fd15;
+	}
+	and.b32 	%r9, %r8, 2146435072;
+	setp.ne.s32	%p9, %r9, 2146435072;
+	@%p9 bra	$L__BB0_10;
+	setp.gtu.f64	%p10, %fd1, 0d7FF0000000000000;
+	@%p10 bra	$L__BB0_9;
+	bra.uni	$L__BB0_7;
+$L__BB0_9:
+	mov.f64	%fd16, 0d4004000000000000;
+	add.rn.f64	%fd19, %fd9, %fd16;
+	bra.uni	$L__BB0_10;
+$L__BB0_7:
+	setp.neu.f64	%p11, %fd1, 0d7FF0000000000000;
+	@%p11 bra	$L__BB0_10;
+	setp.gt.s32	%p12, %r1, -1;
+	selp.b32	%r10, 2146435072, 0, %p12;
+	mov.u32	%r11, 0;
+	and.b32 	%r12, %r1, 2147483647;
+	setp.ne.s32	%p13, %r12, 1071644672;
+	and.pred 	%p14, %p13, %p1;
+	or.b32 	%r13, %r10, -2147483648;
+	selp.b32	%r14, %r13, %r10, %p14;
+	mov.b64	%fd19, {%r11, %r14};
+$L__BB0_10:
+	setp.eq.f64	%p15, %fd9, 0d3FF0000000000000;
+	selp.f64	%fd17, 0d3FF0000000000000, %fd19, %p15;
+	cvta.to.global.u64	%rd2, %rd1;
+	st.global.f64	[%rd2], %fd17;
+	ret;
+}
+.func  (.param .b64 func_retval0) __internal_accurate_pow(
+	.param .b64 __internal_accurate_pow_param_0,
+	.param .b64 __internal_accurate_pow_param_1
+)
+{
+	.reg .pred	%p<8>;
+	.reg .f32	%f<3>;
+	.reg .b32	%r<50>;
+	.reg .f64	%fd<139>;
+	ld.param.f64	%fd12, [__internal_accurate_pow_param_0];
+	ld.param.f64	%fd13, [__internal_accurate_pow_param_1];
+	{
+	.reg .b32 %temp;
+	mov.b64	{%temp, %r47}, %fd12;
+	}
+	{
+	.reg .b32 %temp;
+	mov.b64	{%r46, %temp}, %fd12;
+	}
+	shr.u32	%r48, %r47, 20;
+	setp.ne.s32	%p1, %r48, 0;
+	@%p1 bra	$L__BB2_2;
+	mul.f64	%fd14, %fd12, 0d4350000000000000;
+	{
+	.reg .b32 %temp;
+	mov.b64	{%temp, %r47}, %fd14;
+	}
+	{
+	.reg .b32 %temp;
+	mov.b64	{%r46, %temp}, %fd14;
+	}
+	shr.u32	%r16, %r47, 20;
+	add.s32	%r48, %r16, -54;
+$L__BB2_2:
+	add.s32	%r49, %r48, -1023;
+	and.b32 	%r17, %r47, -2146435073;
+	or.b32 	%r18, %r17, 1072693248;
+	mov.b64	%fd136, {%r46, %r18};
+	setp.lt.u32	%p2, %r18, 1073127583;
+	@%p2 bra	$L__BB2_4;
+	{
+	.reg .b32 %temp;
+	mov.b64	{%r19, %temp}, %fd136;
+	}
+	{
+	.reg .b32 %temp;
+	mov.b64	{%temp, %r20}, %fd136;
+	}
+	add.s32	%r21, %r20, -1048576;
+	mov.b64	%fd136, {%r19, %r21};
+	add.s32	%r49, %r48, -1022;
+$L__BB2_4:
+	add.f64	%fd15, %fd136, 0d3FF0000000000000;
+	mov.f64	%fd16, 0d3FF0000000000000;
+	rcp.approx.ftz.f64	%fd17, %fd15;
+	neg.f64	%fd18, %fd15;
+	fma.rn.f64	%fd19, %fd18, %fd17, %fd16;
+	fma.rn.f64	%fd20, %fd19, %fd19, %fd19;
+	fma.rn.f64	%fd21, %fd20, %fd17, %fd17;
+	add.f64	%fd22, %fd136, 0dBFF0000000000000;
+	mul.f64	%fd23, %fd22, %fd21;
+	fma.rn.f64	%fd24, %fd22, %fd21, %fd23;
+	mul.f64	%fd25, %fd24, %fd24;
+	mov.f64	%fd26, 0d3ED0F5D241AD3B5A;
+	mov.f64	%fd27, 0d3EB0F5FF7D2CAFE2;
+	fma.rn.f64	%fd28, %fd27, %fd25, %fd26;
+	mov.f64	%fd29, 0d3EF3B20A75488A3F;
+	fma.rn.f64	%fd30, %fd28, %fd25, %fd29;
+	mov.f64	%fd31, 0d3F1745CDE4FAECD5;
+	fma.rn.f64	%fd32, %fd30, %fd25, %fd31;
+	mov.f64	%fd33, 0d3F3C71C7258A578B;
+	fma.rn.f64	%fd34, %fd32, %fd25, %fd33;
+	mov.f64	%fd35, 0d3F6249249242B910;
+	fma.rn.f64	%fd36, %fd34, %fd25, %fd35;
+	mov.f64	%fd37, 0d3F89999999999DFB;
+	fma.rn.f64	%fd38, %fd36, %fd25, %fd37;
+	sub.f64	%fd39, %fd22, %fd24;
+	add.f64	%fd40, %fd39, %fd39;
+	neg.f64	%fd41, %fd24;
+	fma.rn.f64	%fd42, %fd41, %fd22, %fd40;
+	mul.f64	%fd43, %fd21, %fd42;
+	fma.rn.f64	%fd44, %fd25, %fd38, 0d3FB5555555555555;
+	mov.f64	%fd45, 0d3FB5555555555555;
+	sub.f64	%fd46, %fd45, %fd44;
+	fma.rn.f64	%fd47, %fd25, %fd38, %fd46;
+	add.f64	%fd48, %fd47, 0d0000000000000000;
+	add.f64	%fd49, %fd48, 0dBC46A4CB00B9E7B0;
+	add.f64	%fd50, %fd44, %fd49;
+	sub.f64	%fd51, %fd44, %fd50;
+	add.f64	%fd52, %fd49, %fd51;
+	mul.rn.f64	%fd53, %fd24, %fd24;
+	neg.f64	%fd54, %fd53;
+	fma.rn.f64	%fd55, %fd24, %fd24, %fd54;
+	{
+	.reg .b32 %temp;
+	mov.b64	{%r22, %temp}, %fd43;
+	}
+	{
+	.reg .b32 %temp;
+	mov.b64	{%temp, %r23}, %fd43;
+	}
+	add.s32	%r24, %r23, 1048576;
+	mov.b64	%fd56, {%r22, %r24};
+	fma.rn.f64	%fd57, %fd24, %fd56, %fd55;
+	mul.rn.f64	%fd58, %fd53, %fd24;
+	neg.f64	%fd59, %fd58;
+	fma.rn.f64	%fd60, %fd53, %fd24, %fd59;
+	fma.rn.f64	%fd61, %fd53, %fd43, %fd60;
+	fma.rn.f64	%fd62, %fd57, %fd24, %fd61;
+	mul.rn.f64	%fd63, %fd50, %fd58;
+	neg.f64	%fd64, %fd63;
+	fma.rn.f64	%fd65, %fd50, %fd58, %fd64;
+	fma.rn.f64	%fd66, %fd50, %fd62, %fd65;
+	fma.rn.f64	%fd67, %fd52, %fd58, %fd66;
+	add.f64	%fd68, %fd63, %fd67;
+	sub.f64	%fd69, %fd63, %fd68;
+	add.f64	%fd70, %fd67, %fd69;
+	add.f64	%fd71, %fd24, %fd68;
+	sub.f64	%fd72, %fd24, %fd71;
+	add.f64	%fd73, %fd68, %fd72;
+	add.f64	%fd74, %fd70, %fd73;
+	add.f64	%fd75, %fd43, %fd74;
+	add.f64	%fd76, %fd71, %fd75;
+	sub.f64	%fd77, %fd71, %fd76;
+	add.f64	%fd78, %fd75, %fd77;
+	xor.b32 	%r25, %r49, -2147483648;
+	mov.u32	%r26, -2147483648;
+	mov.u32	%r27, 1127219200;
+	mov.b64	%fd79, {%r25, %r27};
+	mov.b64	%fd80, {%r26, %r27};
+	sub.f64	%fd81, %fd79, %fd80;
+	mov.f64	%fd82, 0d3FE62E42FEFA39EF;
+	fma.rn.f64	%fd83, %fd81, %fd82, %fd76;
+	neg.f64	%fd84, %fd81;
+	fma.rn.f64	%fd85, %fd84, %fd82, %fd83;
+	sub.f64	%fd86, %fd85, %fd76;
+	sub.f64	%fd87, %fd78, %fd86;
+	mov.f64	%fd88, 0d3C7ABC9E3B39803F;
+	fma.rn.f64	%fd89, %fd81, %fd88, %fd87;
+	add.f64	%fd90, %fd83, %fd89;
+	sub.f64	%fd91, %fd83, %fd90;
+	add.f64	%fd92, %fd89, %fd91;
+	{
+	.reg .b32 %temp;
+	mov.b64	{%temp, %r28}, %fd13;
+	}
+	shl.b32	%r29, %r28, 1;
+	setp.gt.u32	%p3, %r29, -33554433;
+	and.b32 	%r30, %r28, -15728641;
+	selp.b32	%r31, %r30, %r28, %p3;
+	{
+	.reg .b32 %temp;
+	mov.b64	{%r32, %temp}, %fd13;
+	}
+	mov.b64	%fd93, {%r32, %r31};
+	mul.rn.f64	%fd94, %fd90, %fd93;
+	neg.f64	%fd95, %fd94;
+	fma.rn.f64	%fd96, %fd90, %fd93, %fd95;
+	fma.rn.f64	%fd97, %fd92, %fd93, %fd96;
+	add.f64	%fd4, %fd94, %fd97;
+	sub.f64	%fd98, %fd94, %fd4;
+	add.f64	%fd5, %fd97, %fd98;
+	mov.f64	%fd99, 0d4338000000000000;
+	mov.f64	%fd100, 0d3FF71547652B82FE;
+	fma.rn.f64	%fd101, %fd4, %fd100, %fd99;
+	{
+	.reg .b32 %temp;
+	mov.b64	{%r13, %temp}, %fd101;
+	}
+	mov.f64	%fd102, 0dC338000000000000;
+	add.rn.f64	%fd103, %fd101, %fd102;
+	mov.f64	%fd104, 0dBFE62E42FEFA39EF;
+	fma.rn.f64	%fd105, %fd103, %fd104, %fd4;
+	mov.f64	%fd106, 0dBC7ABC9E3B39803F;
+	fma.rn.f64	%fd107, %fd103, %fd106, %fd105;
+	mov.f64	%fd108, 0d3E928AF3FCA213EA;
+	mov.f64	%fd109, 0d3E5ADE1569CE2BDF;
+	fma.rn.f64	%fd110, %fd109, %fd107, %fd108;
+	mov.f64	%fd111, 0d3EC71DEE62401315;
+	fma.rn.f64	%fd112, %fd110, %fd107, %fd111;
+	mov.f64	%fd113, 0d3EFA01997C89EB71;
+	fma.rn.f64	%fd114, %fd112, %fd107, %fd113;
+	mov.f64	%fd115, 0d3F2A01A014761F65;
+	fma.rn.f64	%fd116, %fd114, %fd107, %fd115;
+	mov.f64	%fd117, 0d3F56C16C1852B7AF;
+	fma.rn.f64	%fd118, %fd116, %fd107, %fd117;
+	mov.f64	%fd119, 0d3F81111111122322;
+	fma.rn.f64	%fd120, %fd118, %fd107, %fd119;
+	mov.f64	%fd121, 0d3FA55555555502A1;
+	fma.rn.f64	%fd122, %fd120, %fd107, %fd121;
+	mov.f64	%fd123, 0d3FC5555555555511;
+	fma.rn.f64	%fd124, %fd122, %fd107, %fd123;
+	mov.f64	%fd125, 0d3FE000000000000B;
+	fma.rn.f64	%fd126, %fd124, %fd107, %fd125;
+	fma.rn.f64	%fd127, %fd126, %fd107, %fd16;
+	fma.rn.f64	%fd128, %fd127, %fd107, %fd16;
+	{
+	.reg .b32 %temp;
+	mov.b64	{%r14, %temp}, %fd128;
+	}
+	{
+	.reg .b32 %temp;
+	mov.b64	{%temp, %r15}, %fd128;
+	}
+	shl.b32	%r33, %r13, 20;
+	add.s32	%r34, %r15, %r33;
+	mov.b64	%fd137, {%r14, %r34};
+	{
+	.reg .b32 %temp;
+	mov.b64	{%temp, %r35}, %fd4;
+	}
+	mov.b32	%f2, %r35;
+	abs.f32	%f1, %f2;
+	setp.lt.f32	%p4, %f1, 0f4086232B;
+	@%p4 bra	$L__BB2_7;
+	setp.lt.f64	%p5, %fd4, 0d0000000000000000;
+	add.f64	%fd129, %fd4, 0d7FF0000000000000;
+	selp.f64	%fd137, 0d0000000000000000, %fd129, %p5;
+	setp.geu.f32	%p6, %f1, 0f40874800;
+	@%p6 bra	$L__BB2_7;
+	mov.f64	%fd135, 0d4338000000000000;
+	mov.f64	%fd134, 0d3FF71547652B82FE;
+	fma.rn.f64	%fd133, %fd4, %fd134, %fd135;
+	{
+	.reg .b32 %temp;
+	mov.b64	{%r45, %temp}, %fd133;
+	}
+	shr.u32	%r36, %r45, 31;
+	add.s32	%r37, %r45, %r36;
+	shr.s32	%r38, %r37, 1;
+	shl.b32	%r39, %r38, 20;
+	add.s32	%r40, %r15, %r39;
+	mov.b64	%fd130, {%r14, %r40};
+	sub.s32	%r41, %r45, %r38;
+	shl.b32	%r42, %r41, 20;
+	add.s32	%r43, %r42, 1072693248;
+	mov.u32	%r44, 0;
+	mov.b64	%fd131, {%r44, %r43};
+	mul.f64	%fd137, %fd130, %fd131;
+$L__BB2_7:
+	abs.f64	%fd132, %fd137;
+	setp.eq.f64	%p7, %fd132, 0d7FF0000000000000;
+	@%p7 bra	$L__BB2_9;
+	fma.rn.f64	%fd137, %fd137, %fd5, %fd137;
+$L__BB2_9:
+	st.param.f64	[func_retval0+0], %fd137;
+	ret;
+}
+)";
+
 inline constexpr std::uint64_t pow_template_exponent = 0x4004000000000000ull;  // 2.5
 
 // The constant nvcc folds pow's odd-integer test of a constant c into: libdevice tests whether c
@@ -1069,13 +1454,13 @@ inline region_template make_region_template(std::string_view name, real_function
 
 // The pow template: the kernel's region from the first branch after the call to the join, and
 // the tail after it up to the store; the helper evaluated on its own.
-inline region_template make_pow_template() {
+inline region_template make_pow_template(std::string_view text) {
   region_template t;
   t.name = "pow (f64)";
   t.fn = real_function::pow;
   t.anchor = 0xFFF8000000000000ull;  // the NaN of x < 0 with c not an integer
   t.tail = true;
-  module m = parse(libdevice_pow_f64, "pow (f64) template");
+  module m = parse(text, "pow (f64) template");
   const function* kernel = nullptr;
   const function* helper = nullptr;
   for (const function& f : m.functions) {
@@ -1085,7 +1470,8 @@ inline region_template make_pow_template() {
   if (!kernel || !helper) throw std::logic_error("region template pow (f64) lacks its kernel or helper");
   t.helper = evaluate_helper(m, *helper);
   if (!t.helper) throw std::logic_error("region template pow (f64): the helper does not evaluate");
-  t.helper_exponent = t.helper->g.intern(value_graph::vk::imm, "d", static_cast<std::int64_t>(pow_template_exponent), {});
+  if (!t.helper->y)
+    t.helper_exponent = t.helper->g.intern(value_graph::vk::imm, "d", static_cast<std::int64_t>(pow_template_exponent), {});
   const function& f = *kernel;
   std::vector<bool> dead(f.instructions.size(), false);
   std::uint32_t b0 = 0, e = 0, x_at = 0;
@@ -1099,7 +1485,7 @@ inline region_template make_pow_template() {
       e = std::max(e, f.instructions[i].target);
     }
   const std::uint32_t te = tail_end(f, dead, e);
-  boost::unordered_flat_map<std::uint32_t, std::uint64_t> callees{{helper->name, pow_template_exponent}};
+  pow_helper_map callees{{helper->name, pow_helper{static_cast<std::uint8_t>(t.helper->y ? 2 : 1), pow_template_exponent}}};
   region_evaluator ev(m, f, dead, t.g);
   ev.set_calls(&callees);
   boost::unordered_flat_map<std::uint32_t, std::uint32_t> at_b0;
@@ -1118,7 +1504,8 @@ inline const std::vector<region_template>& region_templates() {
     std::vector<region_template> v;
     v.push_back(make_region_template("log (f64)", real_function::log, 0x3ED0EE258B7A8B04ull, libdevice_log_f64));
     v.push_back(make_region_template("exp (f64)", real_function::exp, 0x3E5ADE1569CE2BDFull, libdevice_exp_f64));
-    v.push_back(make_pow_template());
+    v.push_back(make_pow_template(libdevice_pow_f64));
+    v.push_back(make_pow_template(libdevice_pow_xy_f64));
     return v;
   }();
   return ts;
@@ -1135,10 +1522,15 @@ class graph_matcher {
     odd_node_ = t.odd_test;
   }
   void exponent_node(std::optional<std::uint32_t> n) { exponent_node_ = n; }
+  void second_input(std::optional<std::uint32_t> ty) { ty_ = ty; }  // a helper's y
   bool match(std::uint32_t tn, std::uint32_t cn) {
     if (tn == tx_) {
       if (!x_) x_ = cn;
       return *x_ == cn;
+    }
+    if (ty_ && tn == *ty_) {
+      if (!y_) y_ = cn;
+      return *y_ == cn;
     }
     const auto &a = tg_.at(tn), &b = c_.at(cn);
     if (exponent_node_ && tn == *exponent_node_)
@@ -1155,6 +1547,7 @@ class graph_matcher {
     return true;
   }
   std::optional<std::uint32_t> x() const { return x_; }
+  std::optional<std::uint32_t> y() const { return y_; }
   std::optional<std::int64_t> exponent() const { return exponent_; }
   std::optional<std::int64_t> odd_test() const { return odd_; }
 
@@ -1166,7 +1559,7 @@ class graph_matcher {
   const value_graph& tg_;
   std::uint32_t tx_;
   const value_graph& c_;
-  std::optional<std::uint32_t> x_;
+  std::optional<std::uint32_t> x_, y_, ty_;
   std::optional<std::uint32_t> exponent_node_, odd_node_;
   std::optional<std::int64_t> exponent_, odd_;
   boost::unordered_flat_set<std::uint64_t> same_;
@@ -1188,22 +1581,29 @@ inline bool same_paths(graph_matcher& mt, const std::vector<region_path>& tpaths
   return true;
 }
 
-// The helpers of m that compute, bit for bit, the pow template's helper with its exponent c
-// replaced by another finite non-zero constant: name -> the bits of c.
-inline boost::unordered_flat_map<std::uint32_t, std::uint64_t> pow_helpers(const module& m, const region_template& t) {
-  boost::unordered_flat_map<std::uint32_t, std::uint64_t> out;
+// The helpers of m that compute, bit for bit, a pow template's helper: of one parameter with its
+// exponent c replaced by another finite non-zero constant (name -> c), or of two (x and y, both
+// bound to the candidate's parameters); added to `out`.
+inline void pow_helpers(const module& m, const region_template& t, pow_helper_map& out) {
+  const std::size_t np = t.helper->y ? 2 : 1;
   for (const function& f : m.functions) {
-    if (f.entry || !f.has_body || f.params.size() != 1) continue;
+    if (f.entry || !f.has_body || f.params.size() != np) continue;
     auto fm = evaluate_helper(m, f);
     if (!fm) continue;
     graph_matcher mt(t.helper->g, t.helper->x, fm->g);
     mt.exponent_node(t.helper_exponent);
+    mt.second_input(t.helper->y);
     if (!same_paths(mt, t.helper->paths, t.helper->results, fm->paths, [&](std::size_t k) { return fm->results[k]; }))
       continue;
-    if (!mt.x() || *mt.x() != fm->x || !mt.exponent() || !pow_exponent_ok(static_cast<std::uint64_t>(*mt.exponent()))) continue;
-    out[f.name] = static_cast<std::uint64_t>(*mt.exponent());
+    if (!mt.x() || *mt.x() != fm->x) continue;
+    if (np == 2) {
+      if (mt.y() != fm->y) continue;
+      out[f.name] = pow_helper{2, 0};
+      continue;
+    }
+    if (!mt.exponent() || !pow_exponent_ok(static_cast<std::uint64_t>(*mt.exponent()))) continue;
+    out[f.name] = pow_helper{1, static_cast<std::uint64_t>(*mt.exponent())};
   }
-  return out;
 }
 
 // One lifted region, for the report.
@@ -1218,8 +1618,7 @@ class region_lifter {
  public:
   // pow_helpers: the module's helpers that are the pow template's (pow_helpers(), computed once per
   // module before any function is lifted, as lifting the helper's own exp changes its body).
-  region_lifter(module& m, function& f, std::vector<bool>& dead,
-                const boost::unordered_flat_map<std::uint32_t, std::uint64_t>* pow_helpers = nullptr)
+  region_lifter(module& m, function& f, std::vector<bool>& dead, const pow_helper_map* pow_helpers = nullptr)
       : m_(m), f_(f), dead_(dead), pow_helpers_(pow_helpers) {}
 
   std::vector<region_lift> run() {
@@ -1517,7 +1916,7 @@ class region_lifter {
   module& m_;
   function& f_;
   std::vector<bool>& dead_;
-  const boost::unordered_flat_map<std::uint32_t, std::uint64_t>* pow_helpers_ = nullptr;
+  const pow_helper_map* pow_helpers_ = nullptr;
   boost::unordered_flat_map<std::uint32_t, std::vector<std::uint32_t>> reads_;
   boost::unordered_flat_map<std::uint32_t, operand> constants_;
 };
