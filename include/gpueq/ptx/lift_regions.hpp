@@ -257,6 +257,7 @@ class region_evaluator {
     const std::uint32_t v = def.operands[1].name;
     for (std::uint32_t k = 0; k < n; ++k) {
       if (dead_[k]) continue;
+      if (ins[k].op == opcode::brx_idx) return std::nullopt;  // a branch through a table: may land anywhere
       if (ins[k].op == opcode::bra) {
         const bool inside = k >= *d && k < s_;
         if (!inside && ins[k].target > *d && ins[k].target <= s_) return std::nullopt;
@@ -1623,6 +1624,9 @@ class region_lifter {
 
   std::vector<region_lift> run() {
     std::vector<region_lift> done;
+    // A branch through a table (brx.idx) may enter a region anywhere: nothing is lifted.
+    for (std::uint32_t k = 0; k < f_.instructions.size(); ++k)
+      if (!dead_[k] && f_.instructions[k].op == opcode::brx_idx) return done;
     boost::unordered_flat_set<std::uint64_t> f64s;
     for (auto& ins : f_.instructions)
       for (auto& o : ins.operands)
