@@ -1,6 +1,7 @@
-// Lifting of nvcc's multi-block double-precision log and exp (ptx/lift_regions.hpp): on the corpus
-// kernel that uses them (examples/kernels/realworld/sci_f64.cu), on the templates themselves, and
-// the changes to a sequence that must keep it from being lifted (it then runs as it is).
+// Lifting of nvcc's multi-block double-precision log, exp and pow (ptx/lift_regions.hpp): on the
+// corpus kernels that use them (examples/kernels/realworld/sci_f64.cu, sci_f64_pow.cu), on the
+// templates themselves, and the changes to a sequence that must keep it from being lifted (it
+// then runs as it is).
 #include <gpueq/ptx.hpp>
 
 #include <doctest/doctest.h>
@@ -47,12 +48,27 @@ std::size_t lifts_of(const std::string& text) {
 
 TEST_CASE("double log and exp from libdevice are lifted in the corpus kernel") {
   const std::string dir = std::string(GPUEQ_SOURCE_DIR) + "/examples/kernels/realworld/";
-  // sci_f64_pow: log(v) and exp(v) are lifted, and pow's helper function has an exp of its own
-  // (the rest of pow is not lifted).
+  // sci_f64_pow: log(v), exp(v) and pow(v, 2.5) are lifted; pow's helper function has an exp of
+  // its own, lifted too (the helper is no longer called).
   ptx::module mp = ptx::parse_file(dir + "sci_f64_pow.ptx");
   auto with_pow = regions_lifted(mp, ptx::lift(mp));
-  CHECK(with_pow["sci_pow"] == "log exp");
+  CHECK(with_pow["sci_pow"] == "log exp pow");
   CHECK(with_pow["__internal_accurate_pow"] == "exp");
+  {
+    const ptx::function& f = *mp.find_function("sci_pow");
+    CHECK(count(f, ptx::opcode::call) == 0);
+    CHECK(count(f, ptx::opcode::bra) == 1);  // the bounds check
+    for (auto& i : f.instructions) CHECK_FALSE((i.op == ptx::opcode::mov && i.operands[0].kind == ptx::operand_kind::vector));
+    const ptx::instruction* pw = nullptr;
+    for (auto& i : f.instructions)
+      if (i.op == ptx::opcode::lifted && i.lifted_fn == support::real_op::pow) pw = &i;
+    REQUIRE(pw != nullptr);
+    // pow(v, 2.5): v is %fd1 (2 + x[i]), 2.5 = 0x4004000000000000; the result feeds the fma.
+    REQUIRE(pw->operands.size() == 3);
+    CHECK(mp.str(pw->operands[1].name) == "%fd1");
+    CHECK(pw->operands[2].kind == ptx::operand_kind::imm_f64);
+    CHECK(static_cast<std::uint64_t>(pw->operands[2].value) == 0x4004000000000000ull);
+  }
   ptx::module m = ptx::parse_file(dir + "sci_f64.ptx");
   ptx::lift_report r = ptx::lift(m);
   auto got = regions_lifted(m, r);
@@ -112,4 +128,105 @@ TEST_CASE("a sequence that is not exactly libdevice's is not lifted") {
   // Unchanged, both lift (the changes above are what stops them).
   CHECK(lifts_of(log) == 1);
   CHECK(lifts_of(exp) == 1);
+}
+
+namespace {
+
+// The pow template's kernel (t_pow) after lifting: its lifted pow instruction, if any.
+const ptx::instruction* lifted_pow(const std::string& text, ptx::module& m) {
+  m = ptx::parse(text);
+  ptx::lift(m);
+  for (auto& i : m.find_function("t_pow")->instructions)
+    if (i.op == ptx::opcode::lifted && i.lifted_fn == support::real_op::pow) return &i;
+  return nullptr;
+}
+
+// Every occurrence of a substring replaced.
+std::string replaced_all(std::string s, const std::string& from, const std::string& to) {
+  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("pow(double) with a constant exponent: nvcc's helper and special cases are lifted, compared with the template") {
+  const std::string pow(ptx::detail::libdevice_pow_f64);
+  ptx::module m;
+  // The template lifts itself: pow in the kernel (the call gone), exp in the helper.
+  const ptx::instruction* p = lifted_pow(pow, m);
+  REQUIRE(p != nullptr);
+  CHECK(static_cast<std::uint64_t>(p->operands[2].value) == 0x4004000000000000ull);
+  CHECK(m.str(p->operands[1].name) == "%fd9");  // x, the kernel's first parameter
+  CHECK(count(*m.find_function("t_pow"), ptx::opcode::call) == 0);
+  CHECK(count(*m.find_function("t_pow"), ptx::opcode::bra) == 0);
+  // ld x, ld y, lifted pow, cvta, st, ret.
+  CHECK(m.find_function("t_pow")->instructions.size() == 6);
+
+  // Another exponent: nvcc's output for pow(x, 3.5) is the template with 3.5 = 0x400C000000000000
+  // for 2.5 (the odd-integer test's constant is the same: the lowest set bit of both is bit 50,
+  // so K = (1075 − 50) << 20 = 1074790400).
+  const std::string p35 = replaced_all(pow, "0d4004000000000000", "0d400C000000000000");
+  p = lifted_pow(p35, m);
+  REQUIRE(p != nullptr);
+  CHECK(static_cast<std::uint64_t>(p->operands[2].value) == 0x400C000000000000ull);
+  // 1.5 = 0x3FF8000000000000: lowest set bit 51, K = 1024 << 20 = 1073741824 (what nvcc emits for
+  // pow(x, 1.5)); with the template's K for 2.5 left in place the sequence is not nvcc's, and is
+  // not lifted.
+  const std::string p15 = replaced_all(pow, "0d4004000000000000", "0d3FF8000000000000");
+  CHECK(lifted_pow(p15, m) == nullptr);
+  p = lifted_pow(changed(p15, "%r2, 1074790400", "%r2, 1073741824"), m);
+  REQUIRE(p != nullptr);
+  CHECK(static_cast<std::uint64_t>(p->operands[2].value) == 0x3FF8000000000000ull);
+  CHECK(ptx::detail::odd_test_constant(0x3FF8000000000000ull) == 1073741824);
+  CHECK(ptx::detail::odd_test_constant(0x3FD3333333333333ull) == 1127219200);  // 0.3: nvcc's constant
+
+  // Exponent 0 (nvcc folds pow(x, 0) to 1; the template's shape says nothing about it): not lifted.
+  CHECK(lifted_pow(replaced_all(pow, "0d4004000000000000", "0d0000000000000000"), m) == nullptr);
+}
+
+TEST_CASE("a pow sequence that is not exactly nvcc's is not lifted") {
+  const std::string pow(ptx::detail::libdevice_pow_f64);
+  ptx::module m;
+  // One constant of the helper's log polynomial.
+  CHECK(lifted_pow(changed(pow, "0d3ED0F5D241AD3B5A", "0d3ED0F5D241AD3B5B"), m) == nullptr);
+  CHECK(count(*m.find_function("t_pow"), ptx::opcode::call) == 1);  // the call stays
+  // One constant around the call: |x| = ∞ tested against the largest finite double instead.
+  CHECK(lifted_pow(changed(pow, "setp.neu.f64\t%p11, %fd1, 0d7FF0000000000000", "setp.neu.f64\t%p11, %fd1, 0d7FEFFFFFFFFFFFFF"), m) == nullptr);
+  // The result for x = 1 (1.0 in the tail) replaced by 2.
+  CHECK(lifted_pow(changed(pow, "selp.f64\t%fd17, 0d3FF0000000000000", "selp.f64\t%fd17, 0d4000000000000000"), m) == nullptr);
+  // The exponent around the call (x + c) not the helper's.
+  CHECK(lifted_pow(changed(pow, "add.f64\t%fd15, %fd9, 0d4004000000000000", "add.f64\t%fd15, %fd9, 0d400C000000000000"), m) == nullptr);
+  // The helper's exponent not the one around the call.
+  CHECK(lifted_pow(changed(pow, "mov.f64\t%fd92, 0d4004000000000000", "mov.f64\t%fd92, 0d400C000000000000"), m) == nullptr);
+  // The helper with an instruction that is not pure arithmetic (a barrier): its body is more than
+  // the function of x the graph names.
+  CHECK(lifted_pow(changed(pow, "add.s32\t%r49, %r48, -1023;", "add.s32\t%r49, %r48, -1023;\n\tbar.sync 0;"), m) == nullptr);
+  // The call's argument x instead of |x|.
+  CHECK(lifted_pow(changed(pow, "st.param.f64\t[param0+0], %fd1;", "st.param.f64\t[param0+0], %fd9;"), m) == nullptr);
+  // Unchanged, it lifts.
+  CHECK(lifted_pow(pow, m) != nullptr);
+}
+
+TEST_CASE("pow with nvcc's generic helper of |x| and the exponent (a module with several exponents)") {
+  const std::string xy(ptx::detail::libdevice_pow_xy_f64);
+  ptx::module m;
+  // The template lifts itself: the exponent is the immediate the call passes.
+  const ptx::instruction* p = lifted_pow(xy, m);
+  REQUIRE(p != nullptr);
+  CHECK(static_cast<std::uint64_t>(p->operands[2].value) == 0x4004000000000000ull);
+  CHECK(count(*m.find_function("t_pow"), ptx::opcode::call) == 0);
+  // nvcc's output for pow(x, 3.5): 3.5 passed, the same K (the lowest set bit of 3.5 is bit 50).
+  p = lifted_pow(replaced_all(xy, "0d4004000000000000", "0d400C000000000000"), m);
+  REQUIRE(p != nullptr);
+  CHECK(static_cast<std::uint64_t>(p->operands[2].value) == 0x400C000000000000ull);
+  // The exponent passed in a register (here x itself, pow(x, x)): not an immediate, not lifted
+  // (the special cases around the call are folded for the constant 2.5).
+  CHECK(lifted_pow(changed(xy, "st.param.f64\t[param1+0], 0d4004000000000000;", "st.param.f64\t[param1+0], %fd9;"), m) == nullptr);
+  CHECK(count(*m.find_function("t_pow"), ptx::opcode::call) == 1);
+  // The passed exponent not the one the special cases test (3.5 passed, 2.5 around the call).
+  CHECK(lifted_pow(changed(xy, "st.param.f64\t[param1+0], 0d4004000000000000;", "st.param.f64\t[param1+0], 0d400C000000000000;"), m) == nullptr);
+  // One constant of the helper's log polynomial.
+  CHECK(lifted_pow(changed(xy, "0d3ED0F5D241AD3B5A", "0d3ED0F5D241AD3B5B"), m) == nullptr);
+  // The helper's parameters swapped where it reads them.
+  CHECK(lifted_pow(changed(xy, "[__internal_accurate_pow_param_1];", "[__internal_accurate_pow_param_0];"), m) == nullptr);
 }

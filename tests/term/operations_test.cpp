@@ -37,6 +37,7 @@ double model(real_op o, double a, double b, double c) {
     case real_op::exp2: return std::exp2(a);
     case real_op::log: return std::log(a);
     case real_op::log2: return std::log2(a);
+    case real_op::pow: return std::pow(a, b);
     case real_op::sqrt: return std::sqrt(a);
     case real_op::rsqrt: return 1 / std::sqrt(a);
     case real_op::tanh: return std::tanh(a);

@@ -163,6 +163,7 @@ class float32_domain {
       case aop::exp2: return static_cast<double>(std::exp2(a));
       case aop::log: return static_cast<double>(std::log(a));
       case aop::log2: return static_cast<double>(std::log2(a));
+      case aop::pow: return static_cast<double>(std::pow(a, b));
       case aop::tanh: return static_cast<double>(std::tanh(a));
       case aop::erf: return static_cast<double>(std::erf(a));
       case aop::sin: return static_cast<double>(std::sin(a));
@@ -189,6 +190,7 @@ class float32_domain {
       case aop::exp2: return std::exp2(a);
       case aop::log: return std::log(a);
       case aop::log2: return std::log2(a);
+      case aop::pow: return std::pow(a, b);
       case aop::tanh: return std::tanh(a);
       case aop::erf: return std::erf(a);
       case aop::sin: return std::sin(a);

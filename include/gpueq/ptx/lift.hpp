@@ -603,6 +603,10 @@ class logf_recognizer {
 inline lift_report lift(module& m) {
   lift_report report;
   const auto& patterns = detail::compiled_idioms();
+  // pow's helpers, compared with the template's before anything is lifted (their exp would be).
+  detail::pow_helper_map pow_helpers;
+  for (const auto& t : detail::region_templates())
+    if (t.helper) detail::pow_helpers(m, t, pow_helpers);
   for (std::uint32_t fi = 0; fi < m.functions.size(); ++fi) {
     function& f = m.functions[fi];
     if (f.instructions.empty()) continue;
@@ -611,7 +615,7 @@ inline lift_report lift(module& m) {
     std::vector<std::size_t> found;  // indices into report.idioms of this function
     {
       std::vector<bool> gone(f.instructions.size(), false);
-      auto regions = detail::region_lifter(m, f, gone).run();
+      auto regions = detail::region_lifter(m, f, gone, &pow_helpers).run();
       if (!regions.empty()) {
         std::vector<std::uint32_t> new_index(f.instructions.size());
         for (std::uint32_t i = 0, n = 0; i < f.instructions.size(); ++i) {

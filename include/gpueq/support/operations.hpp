@@ -45,6 +45,7 @@ enum class term_form : std::uint8_t {
   X(exp2, 1, derived, true)       \
   X(log, 1, node, true)           \
   X(log2, 1, derived, true)       \
+  X(pow, 2, derived, false)       \
   X(sqrt, 1, node, true)          \
   X(rsqrt, 1, derived, true)      \
   X(tanh, 1, apply, true)         \

@@ -36,6 +36,7 @@ inline term_id build(store& s, support::real_op o, std::span<const term_id> x) {
     case real_op::exp2: return s.exp(s.mul(x[0], ln2()));
     case real_op::log: return s.log(x[0]);
     case real_op::log2: return s.div(s.log(x[0]), ln2());
+    case real_op::pow: return s.exp(s.mul(x[1], s.log(x[0])));  // x^y = e^(y log x), x > 0 as for log
     case real_op::sqrt: return s.sqrt(x[0]);
     case real_op::rsqrt: return s.rsqrt(x[0]);
     case real_op::tanh:
