@@ -13,6 +13,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
@@ -68,6 +69,29 @@ inline std::uint32_t line_of(std::string_view body, std::string_view needle) {
   std::uint32_t line = 1;
   for (std::size_t i = 0; i < at; ++i) line += text[i] == '\n';
   return line;
+}
+
+// A corpus file: examples/kernels/<rel>.
+inline std::string corpus_path(const std::string& rel) {
+  return std::string(GPUEQ_SOURCE_DIR) + "/examples/kernels/" + rel;
+}
+
+// The 1-based lines of kernel `entry` in the PTX file at `path` that contain `needle`, in order.
+inline std::vector<std::uint32_t> entry_lines_of(const std::string& path, std::string_view entry,
+                                                 std::string_view needle) {
+  std::ifstream in(path);
+  REQUIRE(in.good());
+  std::string line;
+  std::uint32_t n = 0;
+  bool inside = false;
+  std::vector<std::uint32_t> found;
+  while (std::getline(in, line)) {
+    ++n;
+    if (line.find(".entry ") != std::string::npos)
+      inside = line.find(".entry " + std::string(entry) + "(") != std::string::npos;
+    if (inside && line.find(needle) != std::string::npos) found.push_back(n);
+  }
+  return found;
 }
 
 inline exec::tensor_binding tensor(std::string name, exec::rkind k, std::vector<std::uint64_t> shape, bool input,

@@ -110,21 +110,11 @@ TEST_CASE("wgmma fragment layouts follow the ISA's figures") {
 
 namespace {
 
-std::string wg_corpus(const std::string& rel) { return std::string(GPUEQ_SOURCE_DIR) + "/examples/kernels/" + rel; }
-
 // The 1-based line of the last `needle` in kernel `entry` of a PTX file.
 std::uint32_t wg_last_line_in(const std::string& path, std::string_view needle, std::string_view entry) {
-  std::ifstream in(path);
-  std::string line;
-  std::uint32_t n = 0, found = 0;
-  bool inside = false;
-  while (std::getline(in, line)) {
-    ++n;
-    if (line.find(".entry ") != std::string::npos) inside = line.find(".entry " + std::string(entry) + "(") != std::string::npos;
-    if (inside && line.find(needle) != std::string::npos) found = n;
-  }
-  REQUIRE(found != 0);
-  return found;
+  const auto found = entry_lines_of(path, entry, needle);
+  REQUIRE(!found.empty());
+  return found.back();
 }
 
 exec::launch wg_gemm64(std::uint32_t threads) {
@@ -135,7 +125,7 @@ exec::launch wg_gemm64(std::uint32_t threads) {
 
 template <class D>
 std::size_t wg_gemm_mismatches(std::string_view entry, std::uint64_t seed) {
-  auto k = load_file(wg_corpus("hopper/wgmma_gemm.ptx"), entry);
+  auto k = load_file(corpus_path("hopper/wgmma_gemm.ptx"), entry);
   exec::launch l = wg_gemm64(128);
   values v = small_integers(seed);
   fixture<D> f(v);
@@ -164,7 +154,7 @@ TEST_CASE_TEMPLATE("the corpus wgmma GEMM computes A B (no swizzle and 128-byte 
 }
 
 TEST_CASE("the corpus wgmma GEMM that stores an accumulator before wgmma.wait_group is an error") {
-  auto k = load_file(wg_corpus("hopper/wgmma_gemm.ptx"), "gemm_wgmma_early_read");
+  auto k = load_file(corpus_path("hopper/wgmma_gemm.ptx"), "gemm_wgmma_early_read");
   fixture<exec::exact_domain> f(small_integers(1));
   auto e = expect_error(*k, wg_gemm64(128), f.d);
   CHECK(e.kind == exec::error_kind::uninitialized);
@@ -172,7 +162,7 @@ TEST_CASE("the corpus wgmma GEMM that stores an accumulator before wgmma.wait_gr
   CHECK(contains(e.message, "st.global"));
   CHECK(contains(e.message, "register %f129 belongs to the wgmma.mma_async at "));
   // the register's owner is the last of the four chained MMAs
-  CHECK(contains(e.message, "wgmma_gemm.ptx:" + std::to_string(wg_last_line_in(wg_corpus("hopper/wgmma_gemm.ptx"),
+  CHECK(contains(e.message, "wgmma_gemm.ptx:" + std::to_string(wg_last_line_in(corpus_path("hopper/wgmma_gemm.ptx"),
                                                                                 "wgmma.mma_async", "gemm_wgmma_early_read"))));
   CHECK(contains(e.message, "still in flight"));
 }

@@ -15,7 +15,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -43,16 +42,23 @@ struct proxy_run {
   std::uint32_t line(std::uint32_t instruction) const { return k->program.function->instructions[instruction].line; }
 };
 
-proxy_run run_proxy(std::string text, const exec::launch& l) {
+// Runs a loaded kernel under the race context, in the exact domain with inputs `v`.
+proxy_run run_raced(std::unique_ptr<kernel> k, const exec::launch& l, values v) {
   proxy_run c;
-  c.text = std::move(text);
-  c.k = load(c.text, "proxy.ptx");
-  fixture<exec::exact_domain> f([](std::string_view, std::uint64_t e) { return rat(static_cast<long long>(e)); });
+  c.k = std::move(k);
+  fixture<exec::exact_domain> f(std::move(v));
   race::context ctx;
   auto o = run(*c.k, l, f.d, &ctx);
   c.error = o.error;
   c.report = ctx.result();
   c.info = ctx.info();
+  return c;
+}
+
+proxy_run run_proxy(std::string text, const exec::launch& l) {
+  auto k = load(text, "proxy.ptx");
+  proxy_run c = run_raced(std::move(k), l, [](std::string_view, std::uint64_t e) { return rat(static_cast<long long>(e)); });
+  c.text = std::move(text);
   return c;
 }
 
@@ -203,37 +209,16 @@ TEST_CASE("bulk copies and a device-built map are race-free") {
 // semantic choice, exec/semantics/async_copy.hpp).
 namespace {
 
-std::string wgmma_corpus() { return std::string(GPUEQ_SOURCE_DIR) + "/examples/kernels/hopper/wgmma_gemm.ptx"; }
-
 proxy_run run_wgmma(std::string_view entry) {
-  proxy_run c;
-  c.k = load_file(wgmma_corpus(), entry);
   exec::launch l = one_cta(128, {tensor("A", exec::rkind::f16, {64, 64}, true, false),
                                  tensor("B", exec::rkind::f16, {64, 64}, true, false),
                                  tensor("C", exec::rkind::f32, {64, 64}, false, true)});
-  fixture<exec::exact_domain> f(small_integers(3));
-  race::context ctx;
-  auto o = run(*c.k, l, f.d, &ctx);
-  c.error = o.error;
-  c.report = ctx.result();
-  c.info = ctx.info();
-  return c;
+  return run_raced(load_file(corpus_path("hopper/wgmma_gemm.ptx"), entry), l, small_integers(3));
 }
 
-// The PTX lines of kernel `entry` in the corpus file that hold `needle`.
+// The PTX lines of kernel `entry` in the corpus wgmma GEMM that hold `needle`.
 std::vector<std::uint32_t> wgmma_lines(std::string_view entry, std::string_view needle) {
-  std::ifstream in(wgmma_corpus());
-  std::string line;
-  std::uint32_t n = 0;
-  bool inside = false;
-  std::vector<std::uint32_t> found;
-  while (std::getline(in, line)) {
-    ++n;
-    if (line.find(".entry ") != std::string::npos)
-      inside = line.find(".entry " + std::string(entry) + "(") != std::string::npos;
-    if (inside && line.find(needle) != std::string::npos) found.push_back(n);
-  }
-  return found;
+  return entry_lines_of(corpus_path("hopper/wgmma_gemm.ptx"), entry, needle);
 }
 
 }  // namespace
