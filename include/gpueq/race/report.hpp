@@ -232,11 +232,16 @@ inline std::string address(const race& r, const exec::run_info& info) {
   return std::string(exec::name(reg.space)) + " " + exec::place_name(reg, r.offset);
 }
 
+// The opcode of an access's instruction as PTX spells it; empty without a lookup.
+inline std::string_view opcode_of(const race_access& a, const source_lookup& lookup) {
+  return lookup && a.instruction != exec::no_instruction ? lookup(a.instruction).opcode : std::string_view{};
+}
+
 // What an async-proxy access's copy is, from its opcode and the access: "TMA load", "TMA store",
 // "bulk copy", "cp.async copy"; "TMA/bulk copy" when the opcode is unknown. A load writes shared
 // memory (and reads global), a store reads shared memory (and writes global).
 inline std::string copy_name(const race_access& a, exec::memory_space space, const source_lookup& lookup) {
-  std::string_view op = lookup && a.instruction != exec::no_instruction ? lookup(a.instruction).opcode : std::string_view{};
+  const std::string_view op = opcode_of(a, lookup);
   const bool to_shared = (space == exec::memory_space::shared) == (a.kind != exec::access_kind::read);
   if (op == "cp.async.bulk.tensor") return to_shared ? "TMA load" : "TMA store";
   if (op == "cp.reduce.async.bulk.tensor") return "TMA reduction";
@@ -266,8 +271,7 @@ inline std::string async_side(const race_access& a, const exec::run_info* info, 
                   std::to_string(a.thread) + "'s " + copy_name(a, space, lookup) + " at " + where(a.instruction, lookup);
   if (a.completion.generation == 0) return s;
   if (a.completion.key.kind == exec::barrier_kind::async_done)
-    return s + (lookup && a.instruction != exec::no_instruction && lookup(a.instruction).opcode == "wgmma.mma_async"
-                    ? ", retired by its warp's wgmma.wait_group"
+    return s + (opcode_of(a, lookup) == "wgmma.mma_async" ? ", retired by its warp's wgmma.wait_group"
                     : ", retired by the thread's cp.async.bulk.wait_group");
   return s + ", completed on " + (info ? resource(a.completion.key, *info) : exec::describe(a.completion.key)) +
          " generation " + std::to_string(a.completion.generation);
@@ -316,10 +320,7 @@ inline std::string format(const race& r, const exec::run_info& info, const sourc
                   detail::side(r.second, lookup, &info, r.region);
   if (r.missing_proxy_fence)
     s += "; missing proxy fence: the write is ordered before the " +
-         std::string(lookup && r.second.instruction != exec::no_instruction &&
-                             lookup(r.second.instruction).opcode == "wgmma.mma_async"
-                         ? "operation's"
-                         : "copy's") +
+         std::string(detail::opcode_of(r.second, lookup) == "wgmma.mma_async" ? "operation's" : "copy's") +
          " issue but no fence.proxy.async makes it visible to the async proxy";
   return s;
 }
