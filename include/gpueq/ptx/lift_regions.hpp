@@ -532,6 +532,25 @@ inline bool pow_exponent_ok(std::uint64_t c) {
 
 // Builds a template from its PTX: the region runs from the kernel's start to the join of its
 // branches; the result is the register the kernel stores, x the loaded f64 parameter.
+// Where a template kernel's parts are: its first branch (b0), the join of its last branch (e),
+// the load of x (x_at) and the store of the result (st); counts the template's branches.
+struct template_layout {
+  std::uint32_t b0 = 0, e = 0, x_at = 0, st = 0;
+};
+inline template_layout layout_of_template(const function& f, region_template& t) {
+  template_layout l;
+  while (f.instructions[l.b0].op != opcode::bra) ++l.b0;
+  while (f.instructions[l.x_at].op != opcode::ld) ++l.x_at;
+  l.st = l.b0;
+  while (f.instructions[l.st].op != opcode::st) ++l.st;
+  for (std::uint32_t i = l.b0; i < l.st; ++i)
+    if (f.instructions[i].op == opcode::bra) {
+      ++t.branches;
+      l.e = std::max(l.e, f.instructions[i].target);  // the join
+    }
+  return l;
+}
+
 inline region_template make_region_template(std::string_view name, real_function fn, std::uint64_t anchor,
                                             std::string_view text) {
   region_template t;
@@ -541,16 +560,7 @@ inline region_template make_region_template(std::string_view name, real_function
   module m = parse(text, std::string(name) + " template");
   const function& f = m.functions.at(0);
   std::vector<bool> dead(f.instructions.size(), false);
-  std::uint32_t b0 = 0, e = 0, x_at = 0;
-  while (f.instructions[b0].op != opcode::bra) ++b0;
-  while (f.instructions[x_at].op != opcode::ld) ++x_at;
-  std::uint32_t st = b0;
-  while (f.instructions[st].op != opcode::st) ++st;
-  for (std::uint32_t i = b0; i < st; ++i)
-    if (f.instructions[i].op == opcode::bra) {
-      ++t.branches;
-      e = std::max(e, f.instructions[i].target);  // the join
-    }
+  const auto [b0, e, x_at, st] = layout_of_template(f, t);
   region_evaluator ev(m, f, dead, t.g);
   boost::unordered_flat_map<std::uint32_t, std::uint32_t> at_b0;
   if (!ev.run(0, b0, e, t.paths, at_b0)) throw std::logic_error("region template " + std::string(name) + " does not evaluate");
@@ -582,16 +592,7 @@ inline region_template make_pow_template(std::string_view text) {
     t.helper_exponent = t.helper->g.intern(value_graph::vk::imm, "d", static_cast<std::int64_t>(pow_template_exponent), {});
   const function& f = *kernel;
   std::vector<bool> dead(f.instructions.size(), false);
-  std::uint32_t b0 = 0, e = 0, x_at = 0;
-  while (f.instructions[b0].op != opcode::bra) ++b0;
-  while (f.instructions[x_at].op != opcode::ld) ++x_at;
-  std::uint32_t st = b0;
-  while (f.instructions[st].op != opcode::st) ++st;
-  for (std::uint32_t i = b0; i < st; ++i)
-    if (f.instructions[i].op == opcode::bra) {
-      ++t.branches;
-      e = std::max(e, f.instructions[i].target);
-    }
+  const auto [b0, e, x_at, st] = layout_of_template(f, t);
   const std::uint32_t te = tail_end(f, dead, e);
   pow_helper_map callees{{helper->name, pow_helper{static_cast<std::uint8_t>(t.helper->y ? 2 : 1), pow_template_exponent}}};
   region_evaluator ev(m, f, dead, t.g);
