@@ -254,6 +254,7 @@ class engine {
     info.warp_size = warp_size;
     layout_memory(info);
     hint_.assign(p_.code.size(), ~0u);
+    strides_.assign(p_.code.size(), stride_hint{});
     // (a program not from decode has none; a cluster run's shared places depend on the CTA)
     fast_forms_ = options_.fast_forms && p_.fast.size() == p_.code.size() && !clustered_;
     next_check_ = 0;
@@ -281,128 +282,12 @@ class engine {
   }
   vtype type_of(std::uint32_t interned) const { return type_of_name(p_.str(interned)); }
 
-  // ---- scheduling --------------------------------------------------------------------------
-  void schedule() {
-    for (;;) {
-      bool moved = false;
-      // A load that waited ran one step and changed nothing: it is not progress.
-      const std::uint64_t steps_before = stats_.steps;
-      waits_this_pass_ = 0;
-      if (options_.lockstep_warps) {
-        for (std::uint32_t w = 0; w < warps_; ++w)
-          for (bool any = true; any;) {
-            any = false;
-            for (std::uint32_t t = w * warp_size; t < std::min(n_, (w + 1) * warp_size); ++t)
-              if (status_[t] == status::runnable) {
-                step_once(t);
-                any = moved = true;
-              }
-          }
-      } else if (options_.schedule_seed) {
-        std::vector<std::uint32_t> order(n_);
-        for (std::uint32_t t = 0; t < n_; ++t) order[t] = t;
-        for (std::uint32_t i = n_; i > 1; --i) std::swap(order[i - 1], order[random() % i]);
-        for (std::uint32_t t : order)
-          for (std::uint64_t k = 1 + random() % 64; k > 0 && status_[t] == status::runnable; --k) {
-            step_once(t);
-            moved = true;
-          }
-      } else if (options_.thread_order.size() == n_) {
-        for (std::uint32_t t : options_.thread_order)
-          if (t < n_ && status_[t] == status::runnable) {
-            run_thread(t);
-            moved = true;
-          }
-      } else {
-        for (std::uint32_t t = 0; t < n_; ++t)
-          if (status_[t] == status::runnable) {
-            run_thread(t);
-            moved = true;
-          }
-      }
-      if (live_ == 0) break;
-      moved = moved && stats_.steps - steps_before > waits_this_pass_;
-      if (!moved && hold_ == hold_phase::holding) {  // nothing else can move: the held threads go on
-        release_hold();
-        continue;
-      }
-      if (!waiting_reads_.empty()) {
-        // Loads that found nothing written: after progress, try them again; without progress
-        // nobody will write for them, so the first is the uninitialized read it is.
-        std::vector<std::uint32_t> readers = std::move(waiting_reads_);
-        waiting_reads_.clear();
-        for (std::uint32_t t : readers) status_[t] = status::runnable;
-        if (!moved) {
-          options_.reads_wait_for_writes = false;
-          run_thread(readers.front());
-          options_.reads_wait_for_writes = true;
-        }
-        continue;
-      }
-      if (!moved) deadlock();
-    }
-    setmaxnreg_finish();
-    sync_.for_each_open([&](barrier_key key, const open_generation& g) {
-      fail(error_kind::barrier, g.regs.front().thread,
-           describe(key) + " generation " + std::to_string(g.generation) + " never completed: " +
-               std::to_string(g.regs.size()) + " of " + std::to_string(g.expected) +
-               " threads arrived and every thread has exited",
-           g.started_by);
-    });
-  }
-
-  [[noreturn]] void deadlock() {
-    // Group the blocked threads by where they wait and what they wait on: one instruction may wait
-    // on several resources (`bar.sync %r1` with the id in a register, an mbarrier.try_wait of a
-    // ring's stage), and each is named with its own threads.
-    struct waiting_on {
-      std::uint32_t pc = 0;
-      bool collective = false;  // a warp collective (at_warp), else a barrier (at_barrier)
-      barrier_key key;          // the barrier (collectives: one group per instruction, as before)
-      auto operator<=>(const waiting_on&) const = default;
-    };
-    std::map<waiting_on, std::vector<std::uint32_t>> at;
-    for (std::uint32_t t = 0; t < n_; ++t) {
-      if (status_[t] == status::at_barrier)
-        at[waiting_on{pc_[t], false, barrier_of_[t]}].push_back(t);
-      else if (status_[t] == status::at_warp)
-        at[waiting_on{pc_[t], true, barrier_key{barrier_kind::warp, 0}}].push_back(t);
-    }
-    std::string msg = "deadlock: no thread can move;";
-    std::uint32_t first = at.begin()->second.front();
-    for (auto& [w, ts] : at) {
-      msg += " " + std::to_string(ts.size()) + " thread(s) (first " + thread_name(ts.front()) + ") wait at " +
-             std::string(ptx::name(p_.code[w.pc].op)) + " " + where(w.pc);
-      if (!w.collective) {
-        if (w.key.kind == barrier_kind::mbarrier) {
-          msg += " [" + resource_name(w.key) + " " + mbarrier_progress(mbarriers_[w.key]) + "]";
-        } else {
-          const open_generation& g = sync_.at(w.key);
-          msg += " [" + describe(w.key) + " generation " + std::to_string(g.generation) + ": " + g.progress() + "]";
-        }
-      } else {
-        msg += " [warp collective, member mask 0x" + hex(warp_mask_[ts.front()]) + "]";
-      }
-      msg += " (" + threads_text(ts) + ");";
-    }
-    msg += " " + std::to_string(n_ - live_) + " thread(s) exited";
-    fail(error_kind::deadlock, first, msg, at.begin()->first.pc);
-  }
+  // ---- scheduling: the passes and the deadlock report in exec/semantics/schedule.hpp ------
+  void schedule();
+  [[noreturn]] void deadlock();
   // "threads 0..31, 64..95" / "thread 7" (linear ids, ascending): at most four ranges, then how
   // many more threads.
-  static std::string threads_text(const std::vector<std::uint32_t>& ts) {
-    std::string s = ts.size() == 1 ? "thread " : "threads ";
-    std::size_t i = 0, listed = 0;
-    for (std::size_t ranges = 0; i < ts.size() && ranges < 4; ++ranges) {
-      std::size_t j = i;
-      while (j + 1 < ts.size() && ts[j + 1] == ts[j] + 1) ++j;
-      s += (ranges ? ", " : "") + std::to_string(ts[i]) + (j == i ? std::string() : ".." + std::to_string(ts[j]));
-      listed += j - i + 1;
-      i = j + 1;
-    }
-    if (listed < ts.size()) s += " and " + std::to_string(ts.size() - listed) + " more";
-    return s;
-  }
+  static std::string threads_text(const std::vector<std::uint32_t>& ts);
 
   // Thread t exits at instruction pc (its ret or exit; no_instruction when it ran past the end).
   // PTX: a barrier that waits for all threads of the CTA is released when the exiting threads were
@@ -567,81 +452,15 @@ class engine {
     }
   }
 
-  // ---- registers and operands --------------------------------------------------------------
+  // ---- registers and operands: defined in exec/semantics/operands.hpp ----------------------
   value& reg(std::uint32_t t, std::uint32_t r) { return regs_[std::size_t{t} * nregs_ + r]; }
-
-  std::uint64_t special(std::uint32_t t, special_reg s) const {
-    const std::uint32_t u = clustered_ ? t % cta_threads_ : t;  // the thread in its CTA
-    std::uint32_t x = u % l_.block[0], y = (u / l_.block[0]) % l_.block[1], z = u / (l_.block[0] * l_.block[1]);
-    std::uint32_t lane = t % warp_size;
-    switch (s) {
-      case special_reg::tid_x: return x;
-      case special_reg::tid_y: return y;
-      case special_reg::tid_z: return z;
-      case special_reg::ntid_x: return l_.block[0];
-      case special_reg::ntid_y: return l_.block[1];
-      case special_reg::ntid_z: return l_.block[2];
-      case special_reg::ctaid_x: return l_.cta[0] + (clustered_ ? cluster_special(t, special_reg::cluster_ctaid_x) : 0);
-      case special_reg::ctaid_y: return l_.cta[1] + (clustered_ ? cluster_special(t, special_reg::cluster_ctaid_y) : 0);
-      case special_reg::ctaid_z: return l_.cta[2] + (clustered_ ? cluster_special(t, special_reg::cluster_ctaid_z) : 0);
-      case special_reg::nctaid_x: return l_.grid[0];
-      case special_reg::nctaid_y: return l_.grid[1];
-      case special_reg::nctaid_z: return l_.grid[2];
-      case special_reg::laneid: return lane;
-      case special_reg::warpid: return u / warp_size;
-      case special_reg::nwarpid: return clustered_ ? cta_threads_ / warp_size : warps_;
-      case special_reg::lanemask_eq: return std::uint64_t{1} << lane;
-      case special_reg::lanemask_lt: return (std::uint64_t{1} << lane) - 1;
-      case special_reg::lanemask_le: return (std::uint64_t{2} << lane) - 1;
-      case special_reg::lanemask_gt: return ~((std::uint64_t{2} << lane) - 1) & 0xffffffffu;
-      case special_reg::lanemask_ge: return ~((std::uint64_t{1} << lane) - 1) & 0xffffffffu;
-      case special_reg::dynamic_smem_size: return l_.dynamic_shared_bytes;
-      case special_reg::total_smem_size: return shared_bytes_;
-      // Time is the run's step count (monotone, as both clocks are on a GPU).
-      case special_reg::clock: case special_reg::clock64: case special_reg::globaltimer: return stats_.steps;
-      case special_reg::clock_hi: case special_reg::globaltimer_hi: return stats_.steps >> 32;
-      case special_reg::globaltimer_lo: return stats_.steps & 0xffffffffu;
-      default: return cluster_special(t, s);  // the cluster's; %smid, %nsmid, %gridid read as 0
-    }
-  }
-
-  std::uint64_t symbol_address(std::uint32_t t, std::uint32_t sym, std::uint64_t offset) {
-    auto it = symbols_.find(sym);
-    if (it == symbols_.end()) fail_at(error_kind::unsupported, t, "unknown symbol '" + std::string(p_.str(sym)) + "'");
-    const symbol& s = it->second;
-    switch (s.k) {
-      case symbol::kind::region: return regions_[s.index].base + offset;
-      case symbol::kind::local: return s.offset + offset;  // a .local-space address
-      case symbol::kind::param: fail_at(error_kind::unsupported, t, "the address of a kernel parameter");
-    }
-    return 0;
-  }
-
+  std::uint64_t special(std::uint32_t t, special_reg s) const;
+  std::uint64_t symbol_address(std::uint32_t t, std::uint32_t sym, std::uint64_t offset);
   std::uint32_t symbol_provenance(std::uint32_t sym) const {
     auto it = symbols_.find(sym);
     return it != symbols_.end() && it->second.k == symbol::kind::region ? it->second.index + 1 : 0;
   }
-
-  value read(std::uint32_t t, const xoperand& o) {
-    switch (o.k) {
-      case xoperand::kind::reg: {
-        const value& v = reg(t, o.reg);
-        if (v.t == value::tag::empty) [[unlikely]] undefined_read(t, o.reg, v);
-        if (o.negated) return value::of_bits(!truth(t, v));
-        return v;
-      }
-      case xoperand::kind::imm: return value::of_bits(o.imm);
-      case xoperand::kind::special:
-        if (o.sp == special_reg::unsupported) fail_at(error_kind::unsupported, t, detail::special_message(p_.str(o.sym)));
-        return value::of_bits(special(t, o.sp));
-      case xoperand::kind::symbol: {
-        value v = value::of_bits(symbol_address(t, o.sym, o.imm));
-        v.provenance = symbol_provenance(o.sym);
-        return v;
-      }
-      default: fail_at(error_kind::unsupported, t, "operand form");
-    }
-  }
+  value read(std::uint32_t t, const xoperand& o);
   // Undefined values (values.hpp): a register never written, or computed from one, holds an
   // undefined value, as in PTX. Data instructions (ptx::computes_data, from the opcode table's
   // families: moves and packing, integer, bit and float arithmetic, conversions, setp/set/selp,
@@ -653,55 +472,17 @@ class engine {
   // member mask, an atomic's operands, a shfl lane or clamp. Outputs are memory, so an undefined
   // value reaches an output only through a store, which is the error.
   struct undefined_operand { value v; };
-  // Register r of thread t holds the undefined value v (an empty cell) and the thread's current
-  // instruction reads it: a data instruction's result is undefined (undefined_operand, caught in
-  // generic_step), anything else is the error.
-  [[noreturn, gnu::cold, gnu::noinline]] void undefined_read(std::uint32_t t, std::uint32_t r, const value& v) {
-    if (v.is_in_flight()) fail_at(error_kind::uninitialized, t, undefined_message(r, v));
-    if (v.bits == value::poisoned_atomic)
-      fail_at(error_kind::not_structured, t,
-              "register " + register_name(r) +
-                  " holds the old value returned by an atomic on symbolic data, which depends on the schedule");
-    if (ptx::computes_data(p_.code[pc_[t]].op))
-      throw undefined_operand{v.is_derived_undefined() ? v : value::undefined_from(r, pc_[t])};
-    fail_at(error_kind::uninitialized, t, undefined_message(r, v));
-  }
+  [[noreturn, gnu::cold, gnu::noinline]] void undefined_read(std::uint32_t t, std::uint32_t r, const value& v);
   std::string register_name(std::uint32_t r) const {
     return std::string(ptx::register_spelling(p_.str(p_.register_names[r])));
   }
-  // "register %r is read before it is written", and for a computed undefined value where it came from.
-  std::string undefined_message(std::uint32_t r, const value& v) const {
-    if (v.is_in_flight()) return wgmma_in_flight_message(r, v.provenance - 1);
-    if (!v.is_derived_undefined()) return "register " + register_name(r) + " is read before it is written";
-    return "register " + register_name(r) + " holds an undefined value, computed from a register never written: register " +
-           register_name(static_cast<std::uint32_t>(v.bits >> 32)) + " is read before it is written at " +
-           where(v.provenance - 1) + " (`" + instruction_text(v.provenance - 1) + "`)";
-  }
-  // A collective's data operand: read, except that an undefined register gives its undefined
-  // value (a shfl moves it to the lane that reads it) instead of stopping the run.
-  value read_data(std::uint32_t t, const xoperand& o) {
-    if (o.k == xoperand::kind::reg) {
-      const value& v = reg(t, o.reg);
-      if (v.t == value::tag::empty && v.bits != value::poisoned_atomic && !v.is_in_flight())
-        return v.is_derived_undefined() ? v : value::undefined_from(o.reg, pc_[t]);
-    }
-    return read(t, o);
-  }
-  // The undefined value u written to every destination of x (a data instruction).
-  void write_undefined(std::uint32_t t, const xinstr& x, const value& u) {
-    if (x.ops.empty()) return;
-    const xoperand& d = x.ops[0];
-    if (d.k == xoperand::kind::vector)
-      for (const xoperand& e : d.elems) write(t, e, u);
-    else
-      write(t, d, u);
-  }
-
+  std::string undefined_message(std::uint32_t r, const value& v) const;
+  value read_data(std::uint32_t t, const xoperand& o);
+  void write_undefined(std::uint32_t t, const xinstr& x, const value& u);
   void write(std::uint32_t t, const xoperand& o, value v) {
     if (o.k == xoperand::kind::reg) reg(t, o.reg) = std::move(v);
     else if (o.k != xoperand::kind::sink) fail_at(error_kind::unsupported, t, "destination operand form");
   }
-
   // An undecided predicate's outcome where the domain runs a case split (exec/case_split.hpp:
   // the symbolic domain with one attached), else nullopt. A negated predicate (bit 0) is the
   // complement of the comparison's outcome.
@@ -711,120 +492,14 @@ class engine {
     }
     return std::nullopt;
   }
+  bool truth(std::uint32_t t, const value& v);
+  std::optional<real> packed_number(const value& v, rkind k, std::uint32_t t);
+  static std::string packed_number_error(rkind half);
+  real to_real(const value& v, rkind k, std::uint32_t t);
+  std::uint64_t to_bits(const value& v, std::uint32_t t);
+  bool is_symbolic(const value& v);
 
-  // A predicate's truth; symbolic comparisons steer control flow only under a case split.
-  bool truth(std::uint32_t t, const value& v) {
-    if (v.t == value::tag::bits) return v.bits & 1;
-    if (v.t == value::tag::predicate) {
-      if (auto b = branch(v)) return *b;
-      fail_at(error_kind::not_structured, t,
-              "a predicate compares symbolic values (" + d_.show(v.r) + " vs " + d_.show(v.r2) +
-                  ") and decides control flow or a guarded instruction");
-    }
-    if (auto i = v.t == value::tag::real ? d_.integer(v.r) : std::nullopt) return *i != 0;
-    fail_at(error_kind::not_structured, t, "a predicate depends on symbolic data");
-  }
-
-  // Two packed 16-bit halves (hi << 16 | lo; two fp8 values: hi << 8 | lo) read as one number of kind k. A bf16 is the high
-  // half of an f32, so `mov.b32 %f, {0, %rs}` (what __bfloat162float compiles to for sm_80 and
-  // later) is the bf16 value itself, exactly, as an f32: that holds for symbolic halves too.
-  // A 16-bit read is the low half (cvt takes the low bits of a wider register). Otherwise the 32
-  // bits must be concrete (in float32 runs they always are): nullopt when they are not.
-  std::optional<real> packed_number(const value& v, rkind k, std::uint32_t t) {
-    if (k == v.k) return v.r;
-    const unsigned half = 8 * bytes(v.k);  // 16, or 8 for an fp8 pair
-    auto lo = d_.float_bits(v.r, v.k);
-    if (k == rkind::f32 && v.k == rkind::bf16 && lo && *lo == 0) return v.r2;
-    if (lo && bytes(k) == bytes(v.k)) return guarded([&] { return d_.from_float(*lo, k); }, t);
-    auto hi = d_.float_bits(v.r2, v.k);
-    if (!lo || !hi) return std::nullopt;
-    std::uint64_t bits = *lo | *hi << half;
-    if (k == rkind::integer) return d_.from_int(static_cast<std::int64_t>(bits));
-    return guarded([&] { return d_.from_float(bits, k); }, t);
-  }
-  static std::string packed_number_error(rkind half) {
-    if (half == rkind::e4m3 || half == rkind::e5m2)
-      return std::string("two symbolic ") + (half == rkind::e4m3 ? "e4m3" : "e5m2") +
-             " values packed in 16 bits are read as one number (convert them with cvt.f16x2." +
-             (half == rkind::e4m3 ? "e4m3x2" : "e5m2x2") + ")";
-    return std::string("two symbolic ") + (half == rkind::bf16 ? "bf16" : "f16") +
-           " halves packed in 32 bits are read as one number; only a bf16 in the high half with a zero low "
-           "half (bf16 to f32, as __bfloat162float does) is a value of its own";
-  }
-
-  // The value of a cell as a domain value of kind k (bits are decoded in format k).
-  real to_real(const value& v, rkind k, std::uint32_t t) {
-    switch (v.t) {
-      case value::tag::real: return v.r;
-      case value::tag::bits:
-        if (k == rkind::integer) return d_.from_int(static_cast<std::int64_t>(v.bits));
-        return guarded([&] { return d_.from_float(v.bits, k); }, t);
-      case value::tag::packed:
-        if (auto r = packed_number(v, k, t)) return *r;
-        fail_at(error_kind::not_structured, t, packed_number_error(v.k));
-      default: fail_at(error_kind::not_structured, t, "a symbolic predicate used as a number");
-    }
-  }
-  // The bits of a cell (for integer and bit instructions): concrete values only.
-  std::uint64_t to_bits(const value& v, std::uint32_t t) {
-    switch (v.t) {
-      case value::tag::bits: return v.bits;
-      case value::tag::real: {
-        if (v.k == rkind::integer) {
-          if (auto i = d_.integer(v.r)) return static_cast<std::uint64_t>(*i);
-        } else if (auto b = d_.float_bits(v.r, v.k)) {
-          return *b;
-        }
-        fail_at(error_kind::not_structured, t,
-                "an integer or bit operation, an address or a branch depends on symbolic data (" + d_.show(v.r) + ")");
-      }
-      case value::tag::packed: {
-        auto lo = d_.float_bits(v.r, v.k), hi = d_.float_bits(v.r2, v.k);
-        if (lo && hi) return *lo | (*hi << (8 * bytes(v.k)));
-        fail_at(error_kind::not_structured, t, "a bit operation on packed symbolic halves");
-      }
-      default: fail_at(error_kind::not_structured, t, "a symbolic predicate used as bits");
-    }
-  }
-  bool is_symbolic(const value& v) {
-    if (v.t == value::tag::bits) return false;
-    if (v.t == value::tag::real && v.k == rkind::integer) return !d_.integer(v.r);
-    if (v.t == value::tag::real) return !d_.float_bits(v.r, v.k);
-    return true;
-  }
-
-  // ---- execution ---------------------------------------------------------------------------
-
-  // Why a call is still in the program: decode inlines every direct call of a function with a
-  // body (ptx/inline.hpp) up to program::call_depth nested calls, so a call that a thread reaches
-  // is an indirect one, one of a function without a body, or one nested deeper than that.
-  std::string call_not_inlined(const xinstr& x) const {
-    const xoperand* callee = nullptr;
-    for (const xoperand& o : x.ops)
-      if (o.k != xoperand::kind::vector) {
-        callee = &o;
-        break;
-      }
-    if (!callee || callee->k != xoperand::kind::symbol)
-      return "an indirect call (through a function pointer" +
-             (callee && callee->k == xoperand::kind::reg ? " in register " + register_name(callee->reg) : std::string()) +
-             ") is not supported: gpueq inlines the device functions a call names";
-    std::string_view name = p_.str(callee->sym);
-    std::string shown = "'" + support::readable_symbol(name) + "'";
-    if (support::readable_symbol(name) != name) shown += " (" + std::string(name) + ")";
-    const ptx::function* g = ptx::defined_function(*p_.module, name);
-    if (!g || !g->has_body)
-      return "a call of " + shown + ", which has no body in this module (an .extern function" +
-             (name == "vprintf" ? std::string(": printf") : std::string()) + "): gpueq runs only device functions it can inline";
-    if (p_.call_depth >= ptx::max_call_depth)
-      return "a call of " + shown + " nested " + std::to_string(p_.call_depth + 1) + " calls deep: recursion deeper than " +
-             std::to_string(ptx::max_call_depth) + " nested calls is not supported (gpueq inlines device functions, and " +
-             "inlines calls at most " + std::to_string(ptx::max_call_depth) + " deep)";
-    return "a call of " + shown + " nested " + std::to_string(p_.call_depth + 1) + " calls deep: gpueq inlines device " +
-           "functions, and inlining this kernel's calls more than " + std::to_string(p_.call_depth) + " deep would exceed " +
-           std::to_string(ptx::max_inlined_instructions) + " instructions (recursion that branches)";
-  }
-
+  // ---- execution: defined in exec/semantics/dispatch.hpp ----------------------------------
   void step(std::uint32_t t) {
     const std::uint32_t pc = pc_[t];
     const xinstr& x = p_.code[pc];
@@ -835,171 +510,22 @@ class engine {
       }
     generic_step(t, x, pc);
   }
-
-  void generic_step(std::uint32_t t, const xinstr& x, std::uint32_t pc) {
-    if (x.guarded) {
-      const value& g = reg(t, x.guard);
-      if (g.t == value::tag::empty)
-        fail_at(g.bits == value::poisoned_atomic ? error_kind::not_structured : error_kind::uninitialized, t,
-                "guard predicate: " + undefined_message(x.guard, g));
-      if (g.t == value::tag::predicate && x.op == ptx::opcode::mov && !is_collective(x.op)) {
-        try {
-          guarded_move(t, x, g);
-        } catch (const undefined_operand& u) {
-          write_undefined(t, x, u.v);
-        }
-        pc_[t] = pc + 1;
-        return;
-      }
-      if (truth(t, g) == x.guard_negated) {
-        pc_[t] = pc + 1;
-        return;
-      }
-    }
-    // An opcode the table marks unsupported stops here with the table's message, the words
-    // `gpueq parse` listed it with (ptx/opcodes.hpp), before any modifier or operand is looked at.
-    if (!ptx::is_supported(x.op)) fail_at(error_kind::unsupported, t, std::string(ptx::unsupported_message(x.op)));
-    if (!x.unknown_mods.empty() && !tolerates_unknown(x.op))
-      fail_at(error_kind::unsupported, t, "modifier " + std::string(p_.str(x.unknown_mods.front())));
-    // .relu and .satfinite are modelled on cvt only (semantics/convert.hpp); elsewhere (max.relu,
-    // fma.relu, ...) they would change values, so they stop the run instead of being ignored.
-    if ((x.has(flag::relu) || x.has(flag::satfinite)) && x.op != ptx::opcode::cvt)
-      fail_at(error_kind::unsupported, t,
-              std::string("modifier ") + (x.has(flag::relu) ? ".relu" : ".satfinite") + " outside cvt");
-    // Warp collectives (the opcode table's `warp` trait): the lanes arrive, the last one runs it.
-    if (auto c = ptx::collective(x.op);
-        c == ptx::collective_kind::warp || (c == ptx::collective_kind::warp_if_aligned && x.has(flag::aligned)))
-      return arrive_warp(t, x, pc);
-    using op = ptx::opcode;
-    switch (x.op) {  // instructions that decide where the thread goes next
-      case op::bra: pc_[t] = x.target; return;
-      case op::ret: case op::exit: exit_thread(t, pc); return;
-      case op::call: fail_at(error_kind::unsupported, t, call_not_inlined(x));
-      case op::bar: case op::barrier: return barrier(t, x, pc);
-      case op::barrier_cluster: return cluster_barrier(t, x, pc);
-      case op::mbarrier_test_wait: case op::mbarrier_try_wait: return mbarrier_wait(t, x, pc);
-      default: break;
-    }
-    try {
-      execute(t, x, pc);  // errors inside name this instruction: pc_[t] still points at it
-    } catch (const undefined_operand& u) {  // a data instruction read an undefined value
-      write_undefined(t, x, u.v);
-    }
-    pc_[t] = pc + 1;
-  }
-
-  void execute(std::uint32_t t, const xinstr& x, std::uint32_t pc) {
-    using op = ptx::opcode;
-    switch (x.op) {
-      case op::trap: case op::brkpt: fail_at(error_kind::trap, t, "the kernel executed trap");
-      case op::membar: case op::prefetch: case op::prefetchu: case op::nanosleep: case op::pmevent:
-        return;
-      case op::fence: return fence(t, x, pc);
-      case op::cp_async_bulk: case op::cp_async_bulk_tensor: case op::cp_reduce_async_bulk: return bulk_copy(t, x, pc);
-      case op::cp_async_bulk_commit_group: case op::cp_async_bulk_wait_group: return bulk_wait(t, x, pc);
-      case op::tensormap_replace: case op::tensormap_cp_fenceproxy: return tensormap_op(t, x, pc);
-      case op::griddepcontrol: return grid_dependency_control(t, x);
-      case op::mov: return mov(t, x);
-      case op::cvta: return cvta(t, x);
-      case op::cvt: return cvt(t, x);
-      case op::ld: case op::ldu: return load(t, x, pc);
-      case op::st: return store(t, x, pc);
-      case op::atom: case op::red: return atomic(t, x, pc);
-      case op::cp_async: return cp_async(t, x, pc);
-      case op::cp_async_mbarrier_arrive: return cp_async_mbarrier_arrive(t, x, pc);
-      case op::mapa: case op::getctarank: return cluster_address(t, x);
-      case op::mbarrier_init: case op::mbarrier_inval: case op::mbarrier_arrive: case op::mbarrier_arrive_drop:
-      case op::mbarrier_expect_tx: case op::mbarrier_complete_tx: case op::mbarrier_pending_count:
-        return mbarrier_op(t, x, pc);
-      case op::cp_async_commit_group: ++copy_group_[t]; return;
-      case op::cp_async_wait_group: return cp_async_wait(t, to_bits(read(t, x.ops[0]), t), false);
-      case op::cp_async_wait_all: return cp_async_wait(t, 0, true);
-      case op::setp: return setp(t, x);
-      case op::selp: return selp(t, x);
-      case op::set: return set(t, x);
-      case op::activemask: return write(t, x.ops[0], value::of_bits(live_lanes(t / warp_size)));
-      case op::lifted: return lifted(t, x);
-      default: break;
-    }
-    if (is_float(x.type) && x.type != vtype::tf32) return float_op(t, x);
-    return integer_op(t, x);
-  }
-
+  void generic_step(std::uint32_t t, const xinstr& x, std::uint32_t pc);
+  void execute(std::uint32_t t, const xinstr& x, std::uint32_t pc);
+  std::string call_not_inlined(const xinstr& x) const;
+  void grid_dependency_control(std::uint32_t t, const xinstr& x);
   static bool is_collective(ptx::opcode o) { return ptx::collective(o) != ptx::collective_kind::none; }
   // The opcode table's `own_modifiers` trait: matrix instructions spell shapes and layouts, the
   // async proxy's instructions dimensions, completion mechanisms, fields and proxies, griddepcontrol
   // its action, that no flag stands for; their semantics check what they accept.
   static bool tolerates_unknown(ptx::opcode o) { return ptx::checks_own_modifiers(o); }
-
-  // griddepcontrol.wait / griddepcontrol.launch_dependents (PTX ISA 7.8, sm_90): programmatic
-  // dependent launch between the grids of a stream. .wait waits until the prerequisite grids have
-  // completed and their memory is visible; .launch_dependents lets the runtime schedule the
-  // dependent grids early. gpueq checks one kernel, which has no prerequisite grid in flight and
-  // launches no dependent one, so both have no effect (README, "Semantics decisions").
-  void grid_dependency_control(std::uint32_t t, const xinstr& x) {
-    bool known = x.unknown_mods.size() == 1 && (p_.str(x.unknown_mods[0]) == ".wait" ||
-                                                 p_.str(x.unknown_mods[0]) == ".launch_dependents");
-    if (!known || x.flags || !x.types.empty() || x.has_space)
-      fail_at(error_kind::unsupported, t, "griddepcontrol needs exactly one action, .wait or .launch_dependents");
-  }
-
-  // ---- fast forms --------------------------------------------------------------------------
   // Runs instruction pc's fast form (program.hpp) and returns the next pc; returns no_fast,
   // having changed nothing the run can observe, when the instruction has none or its operands are
   // not what the form expects (a guard that is not concrete, an unwritten register, a symbolic or
   // real value where bits are needed, a misaligned address, a store to constant memory): the
   // generic path then runs the instruction and reports any error itself.
   static constexpr std::uint32_t no_fast = ~0u;
-  [[gnu::always_inline]] std::uint32_t fast_step(std::uint32_t t, std::uint32_t pc) {
-    const fast_form& f = p_.fast[pc];
-    value* regs = regs_.data() + std::size_t{t} * nregs_;
-    if (f.guarded) {
-      const value& g = regs[f.guard];
-      if (g.t != value::tag::bits) return no_fast;
-      if (static_cast<bool>(g.bits & 1) == f.guard_negated) return pc + 1;
-    }
-    switch (f.op) {
-      case fast_op::none: return no_fast;
-      case fast_op::bra: return f.target;
-      case fast_op::mov: {
-        if (f.imm) {
-          regs[f.dst[0]] = value::of_bits((f.imms[0] << f.t_shift) >> f.t_shift);
-        } else {
-          const value& a = regs[f.src[0]];
-          if (a.t == value::tag::empty) return no_fast;
-          value v = a;
-          if (v.t == value::tag::bits) v.bits = (v.bits << f.t_shift) >> f.t_shift;
-          regs[f.dst[0]] = v;
-        }
-        return pc + 1;
-      }
-      case fast_op::mov_special:
-        regs[f.dst[0]] = value::of_bits((special(t, static_cast<special_reg>(f.src[0])) << f.t_shift) >> f.t_shift);
-        return pc + 1;
-      case fast_op::int_add: case fast_op::int_sub: case fast_op::int_mul_lo: case fast_op::int_mul_wide:
-      case fast_op::int_mad_lo: case fast_op::int_mad_wide: case fast_op::int_shl: case fast_op::int_shr:
-      case fast_op::int_and: case fast_op::int_or: case fast_op::int_xor: case fast_op::int_min: case fast_op::int_max:
-      case fast_op::cvt_int: case fast_op::setp_int:
-        return fast_integer(regs, f) ? pc + 1 : no_fast;
-      case fast_op::selp: {
-        const value& p = regs[f.src[2]];
-        if (p.t != value::tag::bits) return no_fast;
-        std::uint32_t i = (p.bits & 1) ? 0 : 1;
-        if (f.is_imm(i)) {
-          regs[f.dst[0]] = value::of_bits(f.imms[i]);
-        } else {
-          const value& a = regs[f.src[i]];
-          if (a.t == value::tag::empty) return no_fast;
-          regs[f.dst[0]] = a;
-        }
-        return pc + 1;
-      }
-      case fast_op::setp_f32: case fast_op::f32_arith: return fast_float(t, regs, f) ? pc + 1 : no_fast;
-      case fast_op::ld: return fast_load(t, regs, f, pc) ? pc + 1 : no_fast;
-      case fast_op::st: return fast_store(t, regs, f, pc) ? pc + 1 : no_fast;
-    }
-    return no_fast;
-  }
+  [[gnu::always_inline]] std::uint32_t fast_step(std::uint32_t t, std::uint32_t pc);
 
   // ---- semantics: declared here, defined per family in exec/semantics/<family>.hpp -----------
   // move.hpp
@@ -1061,6 +587,7 @@ class engine {
   [[gnu::always_inline]] place locate_fast(std::uint32_t t, std::uint32_t pc, ptx::state_space space, address_value a,
                                            std::uint32_t width);
   bool fast_load(std::uint32_t t, value* regs, const fast_form& f, std::uint32_t pc);
+  void prefetch_next(std::uint32_t t, std::uint32_t pc, const place& p);
   bool fast_store(std::uint32_t t, value* regs, const fast_form& f, std::uint32_t pc);
   // atomic.hpp
   void atomic(std::uint32_t t, const xinstr& x, std::uint32_t pc);
@@ -1244,6 +771,12 @@ class engine {
   std::uint64_t next_check_ = 0;      // the step count at which checks() runs next
   std::vector<fast_window> windows_;       // per region
   std::vector<std::uint32_t> hint_;   // per instruction: the region it last accessed, or ~0u
+  // Per load instruction: the thread, region and offset of its last fast run (prefetch_next).
+  struct stride_hint {
+    std::uint32_t thread = ~0u, region = ~0u;
+    std::uint64_t offset = 0;
+  };
+  std::vector<stride_hint> strides_;
 };
 
 }  // namespace gpueq::exec
@@ -1255,6 +788,9 @@ class engine {
 // The semantics of the instruction families: member functions of engine declared above, defined
 // out of line, each family's generic and fast forms side by side. Each header includes this one,
 // so any of them alone gives the whole engine.
+#include <gpueq/exec/semantics/operands.hpp>
+#include <gpueq/exec/semantics/dispatch.hpp>
+#include <gpueq/exec/semantics/schedule.hpp>
 #include <gpueq/exec/semantics/move.hpp>
 #include <gpueq/exec/semantics/convert.hpp>
 #include <gpueq/exec/semantics/compare.hpp>

@@ -57,7 +57,7 @@ constexpr std::string_view name(opcode_family f) { return opcode_family_names[st
 //   own_modifiers    the instruction spells modifiers the decoder's flag table does not know
 //                    (shapes, layouts, completion mechanisms); its semantics check them, so the
 //                    engine does not stop at an unknown modifier
-// e.g. `supported | warp | own_modifiers`. The engine's dispatch reads these (exec/engine.hpp,
+// e.g. `supported | warp | own_modifiers`. The engine's dispatch reads these (exec/semantics/dispatch.hpp,
 // generic_step), so a new collective is a row, not a case in a list.
 enum class collective_kind : std::uint8_t { none, warp, warp_if_aligned };
 

@@ -2,7 +2,7 @@
 // vector {a, b} into one register and the unpacking of one into pieces; the guarded move on an
 // undecided comparison (`@p mov d, a`, a running max/min); cvta between the generic and the shared
 // or local window. The fast forms of mov and of a special-register read are cases of the engine's
-// fast_step (exec/engine.hpp), which runs them without a call.
+// fast_step (exec/semantics/dispatch.hpp), which runs them without a call.
 #pragma once
 
 #include <gpueq/exec/engine.hpp>

@@ -1,0 +1,147 @@
+// Scheduling (not an instruction family; engine<D, O>, declared in exec/engine.hpp): the passes
+// over the CTA's threads under each schedule (round robin, lockstep warps, a seeded random
+// schedule, a given thread order), parked loads tried again after progress, and the deadlock
+// report when nothing can move. The run loop of one thread stays in engine.hpp.
+#pragma once
+
+#include <gpueq/exec/engine.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wrestrict"  // GCC bug 105329, as in exec/engine.hpp
+#endif
+
+namespace gpueq::exec {
+
+template <value_domain D, observer O>
+inline void engine<D, O>::schedule() {
+  for (;;) {
+    bool moved = false;
+    // A load that waited ran one step and changed nothing: it is not progress.
+    const std::uint64_t steps_before = stats_.steps;
+    waits_this_pass_ = 0;
+    if (options_.lockstep_warps) {
+      for (std::uint32_t w = 0; w < warps_; ++w)
+        for (bool any = true; any;) {
+          any = false;
+          for (std::uint32_t t = w * warp_size; t < std::min(n_, (w + 1) * warp_size); ++t)
+            if (status_[t] == status::runnable) {
+              step_once(t);
+              any = moved = true;
+            }
+        }
+    } else if (options_.schedule_seed) {
+      std::vector<std::uint32_t> order(n_);
+      for (std::uint32_t t = 0; t < n_; ++t) order[t] = t;
+      for (std::uint32_t i = n_; i > 1; --i) std::swap(order[i - 1], order[random() % i]);
+      for (std::uint32_t t : order)
+        for (std::uint64_t k = 1 + random() % 64; k > 0 && status_[t] == status::runnable; --k) {
+          step_once(t);
+          moved = true;
+        }
+    } else if (options_.thread_order.size() == n_) {
+      for (std::uint32_t t : options_.thread_order)
+        if (t < n_ && status_[t] == status::runnable) {
+          run_thread(t);
+          moved = true;
+        }
+    } else {
+      for (std::uint32_t t = 0; t < n_; ++t)
+        if (status_[t] == status::runnable) {
+          run_thread(t);
+          moved = true;
+        }
+    }
+    if (live_ == 0) break;
+    moved = moved && stats_.steps - steps_before > waits_this_pass_;
+    if (!moved && hold_ == hold_phase::holding) {  // nothing else can move: the held threads go on
+      release_hold();
+      continue;
+    }
+    if (!waiting_reads_.empty()) {
+      // Loads that found nothing written: after progress, try them again; without progress
+      // nobody will write for them, so the first is the uninitialized read it is.
+      std::vector<std::uint32_t> readers = std::move(waiting_reads_);
+      waiting_reads_.clear();
+      for (std::uint32_t t : readers) status_[t] = status::runnable;
+      if (!moved) {
+        options_.reads_wait_for_writes = false;
+        run_thread(readers.front());
+        options_.reads_wait_for_writes = true;
+      }
+      continue;
+    }
+    if (!moved) deadlock();
+  }
+  setmaxnreg_finish();
+  sync_.for_each_open([&](barrier_key key, const open_generation& g) {
+    fail(error_kind::barrier, g.regs.front().thread,
+         describe(key) + " generation " + std::to_string(g.generation) + " never completed: " +
+             std::to_string(g.regs.size()) + " of " + std::to_string(g.expected) +
+             " threads arrived and every thread has exited",
+         g.started_by);
+  });
+}
+
+template <value_domain D, observer O>
+inline void engine<D, O>::deadlock() {
+  // Group the blocked threads by where they wait and what they wait on: one instruction may wait
+  // on several resources (`bar.sync %r1` with the id in a register, an mbarrier.try_wait of a
+  // ring's stage), and each is named with its own threads.
+  struct waiting_on {
+    std::uint32_t pc = 0;
+    bool collective = false;  // a warp collective (at_warp), else a barrier (at_barrier)
+    barrier_key key;          // the barrier (collectives: one group per instruction, as before)
+    auto operator<=>(const waiting_on&) const = default;
+  };
+  std::map<waiting_on, std::vector<std::uint32_t>> at;
+  for (std::uint32_t t = 0; t < n_; ++t) {
+    if (status_[t] == status::at_barrier)
+      at[waiting_on{pc_[t], false, barrier_of_[t]}].push_back(t);
+    else if (status_[t] == status::at_warp)
+      at[waiting_on{pc_[t], true, barrier_key{barrier_kind::warp, 0}}].push_back(t);
+  }
+  std::string msg = "deadlock: no thread can move;";
+  std::uint32_t first = at.begin()->second.front();
+  for (auto& [w, ts] : at) {
+    msg += " " + std::to_string(ts.size()) + " thread(s) (first " + thread_name(ts.front()) + ") wait at " +
+           std::string(ptx::name(p_.code[w.pc].op)) + " " + where(w.pc);
+    if (!w.collective) {
+      if (w.key.kind == barrier_kind::mbarrier) {
+        msg += " [" + resource_name(w.key) + " " + mbarrier_progress(mbarriers_[w.key]) + "]";
+      } else {
+        const open_generation& g = sync_.at(w.key);
+        msg += " [" + describe(w.key) + " generation " + std::to_string(g.generation) + ": " + g.progress() + "]";
+      }
+    } else {
+      msg += " [warp collective, member mask 0x" + hex(warp_mask_[ts.front()]) + "]";
+    }
+    msg += " (" + threads_text(ts) + ");";
+  }
+  msg += " " + std::to_string(n_ - live_) + " thread(s) exited";
+  fail(error_kind::deadlock, first, msg, at.begin()->first.pc);
+}
+
+template <value_domain D, observer O>
+inline std::string engine<D, O>::threads_text(const std::vector<std::uint32_t>& ts) {
+  std::string s = ts.size() == 1 ? "thread " : "threads ";
+  std::size_t i = 0, listed = 0;
+  for (std::size_t ranges = 0; i < ts.size() && ranges < 4; ++ranges) {
+    std::size_t j = i;
+    while (j + 1 < ts.size() && ts[j + 1] == ts[j] + 1) ++j;
+    s += (ranges ? ", " : "") + std::to_string(ts[i]) + (j == i ? std::string() : ".." + std::to_string(ts[j]));
+    listed += j - i + 1;
+    i = j + 1;
+  }
+  if (listed < ts.size()) s += " and " + std::to_string(ts.size() - listed) + " more";
+  return s;
+}
+}  // namespace gpueq::exec
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
