@@ -254,7 +254,6 @@ class engine {
     info.warp_size = warp_size;
     layout_memory(info);
     hint_.assign(p_.code.size(), ~0u);
-    strides_.assign(p_.code.size(), stride_hint{});
     // (a program not from decode has none; a cluster run's shared places depend on the CTA)
     fast_forms_ = options_.fast_forms && p_.fast.size() == p_.code.size() && !clustered_;
     next_check_ = 0;
@@ -587,7 +586,6 @@ class engine {
   [[gnu::always_inline]] place locate_fast(std::uint32_t t, std::uint32_t pc, ptx::state_space space, address_value a,
                                            std::uint32_t width);
   bool fast_load(std::uint32_t t, value* regs, const fast_form& f, std::uint32_t pc);
-  void prefetch_next(std::uint32_t t, std::uint32_t pc, const place& p);
   bool fast_store(std::uint32_t t, value* regs, const fast_form& f, std::uint32_t pc);
   // atomic.hpp
   void atomic(std::uint32_t t, const xinstr& x, std::uint32_t pc);
@@ -771,12 +769,6 @@ class engine {
   std::uint64_t next_check_ = 0;      // the step count at which checks() runs next
   std::vector<fast_window> windows_;       // per region
   std::vector<std::uint32_t> hint_;   // per instruction: the region it last accessed, or ~0u
-  // Per load instruction: the thread, region and offset of its last fast run (prefetch_next).
-  struct stride_hint {
-    std::uint32_t thread = ~0u, region = ~0u;
-    std::uint64_t offset = 0;
-  };
-  std::vector<stride_hint> strides_;
 };
 
 }  // namespace gpueq::exec

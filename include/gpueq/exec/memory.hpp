@@ -66,22 +66,6 @@ class region {
     return (*pages_[p])[offset & (page_size - 1)];
   }
   const stored_value<R>& value(std::uint32_t slot_id) const { return values_[slot_id - 1]; }
-
-  // Software prefetch for a read expected at `offset` soon (engine::fast_load predicts it from the
-  // instruction's last stride). A read walks three dependent places: the page table entry, the
-  // byte's slot in its page and the stored value; stage 0 prefetches the first, stage 1 the
-  // second (reading the entry, which an earlier stage-0 call brought in), stage 2 the third.
-  // Only a hint: it changes nothing, and an offset outside the region or not yet written is
-  // passed over.
-  void prefetch(std::uint64_t offset, int stage) const {
-    std::uint64_t p = offset >> page_bits;
-    if (p >= pages_.size()) return;
-    if (stage == 0) return __builtin_prefetch(&pages_[p]);
-    const std::array<std::uint32_t, page_size>* page = pages_[p].get();
-    if (!page) return;
-    if (stage == 1) return __builtin_prefetch(&(*page)[offset & (page_size - 1)]);
-    if (std::uint32_t s = (*page)[offset & (page_size - 1)]) __builtin_prefetch(&values_[s - 1]);
-  }
   const std::vector<stored_value<R>>& values() const { return values_; }
 
   // Stores a cell over [offset, offset + width). The caller checked bounds. `materialized`: the

@@ -528,24 +528,6 @@ inline auto engine<D, O>::locate_fast(std::uint32_t t, std::uint32_t pc, ptx::st
   return p;
 }
 
-// A thread that runs a load again soon after its last run of it (a loop: round robin runs a thread
-// until it blocks) most often moves by the same stride, as a column walk B[k][c], k = 0, 1, ...,
-// whose every element lies on another page. Each such read waits on three dependent cache misses
-// (memory.hpp's region::prefetch); prefetching the next three iterations' places in stages keeps
-// them in flight while this one runs. A wrong guess costs a few wasted prefetches, never a result.
-template <value_domain D, observer O>
-inline void engine<D, O>::prefetch_next(std::uint32_t t, std::uint32_t pc, const place& p) {
-  if (p.index == ~0u) return;  // local memory
-  stride_hint& h = strides_[pc];
-  if (h.thread == t && h.region == p.index && h.offset != p.offset) {
-    const std::uint64_t step = p.offset - h.offset;  // modulo 2^64: a negative stride works too
-    p.r->prefetch(p.offset + 3 * step, 0);
-    p.r->prefetch(p.offset + 2 * step, 1);
-    p.r->prefetch(p.offset + step, 2);
-  }
-  h = {t, p.index, p.offset};
-}
-
 template <value_domain D, observer O>
 inline bool engine<D, O>::fast_load(std::uint32_t t, value* regs, const fast_form& f, std::uint32_t pc) {
   const value& base = regs[f.base];
@@ -554,7 +536,6 @@ inline bool engine<D, O>::fast_load(std::uint32_t t, value* regs, const fast_for
   std::uint32_t w = f.width, all = w * f.n;
   if (addr.at & (all - 1)) return false;  // misaligned: the generic path reports it
   place p = locate_fast(t, pc, f.space, addr, all);
-  prefetch_next(t, pc, p);
   // As in load: read every element before observing or writing (a waiting load changes nothing).
   read_waits_ = true;
   if (f.n == 1) {
