@@ -178,6 +178,19 @@ class symbolic_domain {
   static constexpr term::term_id alone = term::no_term;
   struct buffer {
     std::vector<entry> entries;
+    // entries[plain_from..] are plain pairs (store::plain_pair) whose pair hashes sum to hash_sum,
+    // noted at append while their factors are in cache: closing the whole buffer then reads no
+    // factor again (store::sum_of's plain tail).
+    std::size_t plain_from = 0;
+    std::uint64_t hash_sum = 0;
+    void note(const term::store& s, entry e) {
+      if (e.b != term::no_term && s.plain_pair(e.a, e.b)) {
+        hash_sum += s.pair_hash(e.a, e.b);
+      } else {
+        plain_from = entries.size() + 1;
+        hash_sum = 0;
+      }
+    }
     std::vector<std::pair<std::uint32_t, term::term_id>> closed;  // (n, term) of earlier closes, by n
   };
 
@@ -218,15 +231,21 @@ class symbolic_domain {
 
   real start(entry first, entry second) {
     std::uint32_t id = new_buffer();
-    buffers_[id].entries.push_back(first);
-    buffers_[id].entries.push_back(second);
+    buffer& b = buffers_[id];
+    b.plain_from = 0, b.hash_sum = 0;
+    b.note(s_, first);
+    b.entries.push_back(first);
+    b.note(s_, second);
+    b.entries.push_back(second);
     return {id, 2};
   }
 
   real append(real acc, entry e) {
     if (buffers_[acc.t].entries.size() != acc.n)  // another continuation appended already
       return start({close(acc), alone}, e);
-    buffers_[acc.t].entries.push_back(e);
+    buffer& b = buffers_[acc.t];
+    b.note(s_, e);
+    b.entries.push_back(e);
     return {acc.t, acc.n + 1};
   }
 
@@ -257,6 +276,8 @@ class symbolic_domain {
       items_.assign(1, {(it - 1)->second});
       items_.insert(items_.end(), b.entries.begin() + (it - 1)->first, b.entries.begin() + v.n);
       r = s_.sum_of(items_);
+    } else if (v.n == b.entries.size()) {
+      r = s_.sum_of(std::span<const entry>(b.entries.data(), v.n), b.plain_from, b.hash_sum);
     } else {
       r = s_.sum_of(std::span<const entry>(b.entries.data(), v.n));
     }

@@ -436,6 +436,21 @@ class store {
   // of their own: a 128x128 GEMM tile of depth K would otherwise hash-cons 16384·K products, one
   // hash-table miss each. The rest are added as add() adds them.
   term_id sum_of(std::span<const summand> xs);
+  // sum_of when the caller knows that xs[plain_from..] are plain pairs (plain_pair) whose
+  // pair_hash values sum to hash_sum (mod 2^64): those go into the dot without looking at their
+  // factors again, and a dot without merged entries takes its hash from the sum.
+  term_id sum_of(std::span<const summand> xs, std::size_t plain_from, std::uint64_t hash_sum);
+  // x·y as a dot entry with coefficient 1, as sum_of would take it: two dot factors, not two
+  // exponentials. pair_hash: its share of a dot's structural hash (structural_hash, kind::dot).
+  bool plain_pair(term_id x, term_id y) const {
+    return dot_factor(x) && dot_factor(y) && !(nodes_[x].k == kind::exp && nodes_[y].k == kind::exp);
+  }
+  std::uint64_t pair_hash(term_id x, term_id y, std::uint32_t coefficient) const {
+    std::uint64_t hx = nodes_[x].hash, hy = nodes_[y].hash;
+    if (hx > hy) std::swap(hx, hy);
+    return support::mix64((hx * 0x9e3779b97f4a7c15ULL + hy) ^ constant_hashes_[coefficient]);
+  }
+  std::uint64_t pair_hash(term_id x, term_id y) const { return pair_hash(x, y, one_index); }
   // The factors a dot holds: inputs and applications (exp, log, sqrt, max, min, tanh, …), whose
   // product with one another is just the two of them side by side (no constant to fold, no
   // product to flatten, no sum to make primitive) — except two exponentials, which merge.
@@ -461,7 +476,8 @@ class store {
   // the add of the products when at most flatten_limit remain. Reorders `entries`.
   // `known_hash`: the node's structural hash when the caller has it (import: a node's hash is the
   // same in every store), so that it is not computed again from every entry's factors.
-  term_id dot(std::vector<dot_entry>& entries, std::optional<std::uint64_t> known_hash = std::nullopt);
+  term_id dot(std::vector<dot_entry>& entries, std::optional<std::uint64_t> known_hash = std::nullopt,
+              std::optional<std::uint64_t> entry_hash_sum = std::nullopt);
 
   // The canonical operand order: constants, infinities, inputs by (tensor name, indices), then
   // compound terms by structural hash. Independent of construction order, so a fresh store that

@@ -16,7 +16,8 @@
 
 namespace gpueq::term {
 
-inline term_id store::dot(std::vector<dot_entry>& es, std::optional<std::uint64_t> known_hash) {
+inline term_id store::dot(std::vector<dot_entry>& es, std::optional<std::uint64_t> known_hash,
+                          std::optional<std::uint64_t> entry_hash_sum) {
   auto key = [](const dot_entry& e) { return (std::uint64_t{e.x} << 32) | e.y; };
   // One pass puts each pair in id order and sees whether the entries are sorted already: a loop's
   // products mostly arrive in the order their inputs were first loaded.
@@ -51,7 +52,11 @@ inline term_id store::dot(std::vector<dot_entry>& es, std::optional<std::uint64_
     }
     es.resize(out);
   } else {
+    const std::size_t before = es.size();
     std::erase_if(es, [](const dot_entry& e) { return e.coefficient == zero_index; });
+    // The entries are the caller's, unmerged and none dropped: their hash sum is the dot's.
+    if (entry_hash_sum && !known_hash && es.size() == before)
+      known_hash = support::mix64(support::hash_combine(static_cast<std::uint64_t>(kind::dot) + 1, 0) ^ *entry_hash_sum);
   }
   if (es.size() <= options_.flatten_limit) {
     std::vector<term_id> items;
@@ -81,7 +86,9 @@ inline term_id store::dot_as_sum(term_id t) {
   return add(items);
 }
 
-inline term_id store::sum_of(std::span<const summand> xs) {
+inline term_id store::sum_of(std::span<const summand> xs) { return sum_of(xs, xs.size(), 0); }
+
+inline term_id store::sum_of(std::span<const summand> xs, std::size_t plain_from, std::uint64_t hash_sum) {
   auto both_exp = [&](term_id x, term_id y) { return nodes_[x].k == kind::exp && nodes_[y].k == kind::exp; };
   // t = c·f for one dot factor f.
   auto single = [&](term_id t, std::uint32_t& c, term_id& f) {
@@ -127,7 +134,7 @@ inline term_id store::sum_of(std::span<const summand> xs) {
       items.push_back(scale(k, t));
     }
   };
-  for (const summand& x : xs) {
+  for (const summand& x : xs.first(plain_from)) {
     if (x.b == no_term) {
       term_summand(term_summand, one_index, x.a);
       continue;
@@ -140,8 +147,12 @@ inline term_id store::sum_of(std::span<const summand> xs) {
     }
     items.push_back(mul(x.a, x.b));
   }
+  std::uint64_t entry_hash_sum = hash_sum;
+  if (plain_from < xs.size())
+    for (const dot_entry& e : es) entry_hash_sum += pair_hash(e.x, e.y, e.coefficient);
+  for (const summand& x : xs.subspan(plain_from)) es.push_back({one_index, x.a, x.b});
   if (es.size() > options_.flatten_limit) {
-    items.push_back(dot(es));
+    items.push_back(dot(es, std::nullopt, plain_from < xs.size() ? std::optional<std::uint64_t>(entry_hash_sum) : std::nullopt));
   } else {
     for (auto& e : es) {
       rational c = constants_[e.coefficient];
