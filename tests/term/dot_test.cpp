@@ -279,3 +279,38 @@ TEST_CASE("dot: coefficients all 1 are stored as (x, y) pairs, others as triples
   CHECK(t.slots(gi).size() == 120);
   CHECK(term::to_string(t, gi) == term::to_string(s, general));
 }
+
+// The plain tail of sum_of (exec/symbolic.hpp notes it at append): summands known to be plain pairs,
+// with their pair hashes summed by the caller, give the very term the plain sum_of gives, since
+// make() looks the node up by that hash (and, with invariants on, as the tests run, checks it
+// against the structural one). A tail with a repeated pair merges, so its sum is not the dot's
+// hash and must not be used.
+TEST_CASE("sum_of with a plain tail: the same term as without it; merged entries ignore the hint") {
+  auto hash_of = [](const term::store& s, std::span<const summand> xs) {
+    std::uint64_t h = 0;
+    for (auto x : xs) h += s.pair_hash(x.a, x.b);
+    return h;
+  };
+  term::store s;
+  auto xs = products(s, 200);
+  CHECK(s.plain_pair(xs[0].a, xs[0].b));
+  term_id hinted = s.sum_of(xs, 0, hash_of(s, xs));
+  REQUIRE(s.kind_of(hinted) == term::kind::dot);
+  CHECK(hinted == s.sum_of(xs));
+  // A first entry alone (a product term, as an accumulation started from a·b is), then the tail.
+  std::vector<summand> started = products(s, 100, 300);
+  started.insert(started.begin(), summand{s.mul(s.input("a", {299}), s.input("b", {299})), term::no_term});
+  term_id with_prefix = s.sum_of(started, 1, hash_of(s, std::span<const summand>(started).subspan(1)));
+  CHECK(with_prefix == s.sum_of(started));
+  CHECK(s.dot_entries(with_prefix).size() == 101);
+  // A repeated pair: 2·a5·b5 in the dot, whose hash is not the tail's sum.
+  std::vector<summand> repeated = products(s, 50, 500);
+  repeated.push_back(repeated[5]);
+  term_id merged = s.sum_of(repeated, 0, hash_of(s, repeated));
+  CHECK(merged == s.sum_of(repeated));
+  CHECK(s.dot_entries(merged).size() == 50);
+  // Two exponentials are no plain pair (they merge into one exponential).
+  term_id e1 = s.exp(s.input("a", {0})), e2 = s.exp(s.input("b", {0}));
+  CHECK_FALSE(s.plain_pair(e1, e2));
+  CHECK(s.plain_pair(e1, s.input("b", {0})));
+}
