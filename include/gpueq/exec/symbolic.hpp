@@ -166,6 +166,7 @@ class symbolic_domain {
     for (auto& b : buffers_) {
       b.entries.clear();
       b.closed.clear();
+      b.plain_from = 0, b.hash_sum = 0;
       spare_.push_back(std::move(b));
     }
     buffers_.clear();
@@ -232,7 +233,6 @@ class symbolic_domain {
   real start(entry first, entry second) {
     std::uint32_t id = new_buffer();
     buffer& b = buffers_[id];
-    b.plain_from = 0, b.hash_sum = 0;
     b.note(s_, first);
     b.entries.push_back(first);
     b.note(s_, second);

@@ -451,6 +451,10 @@ class store {
     return support::mix64((hx * 0x9e3779b97f4a7c15ULL + hy) ^ constant_hashes_[coefficient]);
   }
   std::uint64_t pair_hash(term_id x, term_id y) const { return pair_hash(x, y, one_index); }
+  // A dot's structural hash from the sum (mod 2^64) of its entries' pair hashes.
+  static std::uint64_t dot_hash(std::uint64_t pair_hash_sum) {
+    return support::mix64(support::hash_combine(static_cast<std::uint64_t>(kind::dot) + 1, 0) ^ pair_hash_sum);
+  }
   // The factors a dot holds: inputs and applications (exp, log, sqrt, max, min, tanh, …), whose
   // product with one another is just the two of them side by side (no constant to fold, no
   // product to flatten, no sum to make primitive) — except two exponentials, which merge.
@@ -617,12 +621,9 @@ class store {
       // Both representations hash alike (a unit dot's coefficients are the constant 1).
       case kind::dot: {
         std::uint64_t sum = 0;
-        for (dot_entry e : dot_entries_view(s.data(), s.size(), payload == unit_dot)) {
-          std::uint64_t hx = nodes_[e.x].hash, hy = nodes_[e.y].hash;
-          if (hx > hy) std::swap(hx, hy);
-          sum += support::mix64((hx * 0x9e3779b97f4a7c15ULL + hy) ^ constant_hashes_[e.coefficient]);
-        }
-        return support::mix64(h ^ sum);
+        for (dot_entry e : dot_entries_view(s.data(), s.size(), payload == unit_dot))
+          sum += pair_hash(e.x, e.y, e.coefficient);
+        return dot_hash(sum);
       }
       default:
         for (auto c : s) h = support::hash_combine(h, nodes_[c].hash);

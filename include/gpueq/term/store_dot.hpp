@@ -56,7 +56,7 @@ inline term_id store::dot(std::vector<dot_entry>& es, std::optional<std::uint64_
     std::erase_if(es, [](const dot_entry& e) { return e.coefficient == zero_index; });
     // The entries are the caller's, unmerged and none dropped: their hash sum is the dot's.
     if (entry_hash_sum && !known_hash && es.size() == before)
-      known_hash = support::mix64(support::hash_combine(static_cast<std::uint64_t>(kind::dot) + 1, 0) ^ *entry_hash_sum);
+      known_hash = dot_hash(*entry_hash_sum);
   }
   if (es.size() <= options_.flatten_limit) {
     std::vector<term_id> items;
