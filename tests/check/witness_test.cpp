@@ -53,8 +53,9 @@ witness_side prepare_side(const std::string& file, bool candidate) {
 
 // One float32 run of CTA 0 with `input(name, element)` as the inputs.
 template <class F>
-check::grid_run<double> run_cta(const witness_side& s, const exec::engine_options& o, F input) {
+check::grid_run<double> run_cta(const witness_side& s, exec::engine_options o, F input) {
   const exec::dim3 cta{0, 0, 0};
+  o.warp_wide = false;  // round robin, thread by thread, as check::witness runs its schedules
   auto g = check::run_grid<exec::float32_domain>(
       s.k, [&] { return exec::float32_domain([&](const exec::input_ref& r) { return input(r.name, r.element); }); }, 1,
       o, std::span<const exec::dim3>(&cta, 1), /*fill_inout=*/false);

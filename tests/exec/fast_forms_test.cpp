@@ -81,6 +81,9 @@ observed run_mode(const kernel& k, const exec::launch& l, D& d, bool fast, exec:
   observed o;
   event_log log;
   options.fast_forms = fast;
+  // Both paths under one schedule, each thread until it blocks: warp-wide execution reorders the
+  // lanes' events (tests/check/fast_forms_corpus_test.cpp holds it to round robin's results).
+  options.warp_wide = false;
   exec::engine<D, event_log> e(k.program, l, d, log, std::move(options));
   if (auto err = e.run())
     o.error = std::string(exec::name(err->kind)) + " t" + std::to_string(err->thread) + " i" +

@@ -133,7 +133,9 @@ TEST_CASE_TEMPLATE("the observer sees every access in schedule order; a float4 l
   exec::launch l = one_cta(2, {out_f32("y", 2), in_f32("x", 8)});
   fixture<D> f([](std::string_view, std::uint64_t) { return rat(1); });
   recorder rec;
-  auto r = run(*k, l, f.d, &rec);
+  exec::engine_options round_robin;
+  round_robin.warp_wide = false;
+  auto r = run(*k, l, f.d, &rec, round_robin);
   REQUIRE_MESSAGE(!r.error, r.error->message);
   CHECK(f.at(*r.out["y"][0], l) == 4);
   CHECK(f.at(*r.out["y"][1], l) == 4);
@@ -201,6 +203,38 @@ TEST_CASE_TEMPLATE("the observer sees every access in schedule order; a float4 l
   CHECK(exits[0]->thread == 1);
   CHECK(exits[1]->thread == 0);
   CHECK(r.stats.barrier_instances == 1);
+}
+
+TEST_CASE_TEMPLATE("warp-wide execution: a warp's lanes take each instruction in turn up to the barrier", D, DOMAINS) {
+  // engine_options::warp_wide (the default): the two threads are lanes of one warp, converged, so
+  // each runs the load, then each the shared store; the barrier is no warp-wide instruction, and
+  // from it on each thread runs until it blocks, as round robin does. Same values, same steps.
+  auto k = load(stage, "stage.ptx");
+  exec::launch l = one_cta(2, {out_f32("y", 2), in_f32("x", 8)});
+  fixture<D> f([](std::string_view, std::uint64_t) { return rat(1); });
+  recorder rec;
+  auto r = run(*k, l, f.d, &rec);
+  REQUIRE_MESSAGE(!r.error, r.error->message);
+  CHECK(f.at(*r.out["y"][0], l) == 4);
+  CHECK(f.at(*r.out["y"][1], l) == 4);
+  fixture<D> g([](std::string_view, std::uint64_t) { return rat(1); });
+  exec::engine_options round_robin;
+  round_robin.warp_wide = false;
+  auto rr = run(*k, l, g.d, static_cast<recorder*>(nullptr), round_robin);
+  REQUIRE(!rr.error);
+  CHECK(r.stats.steps == rr.stats.steps);
+  using exec::access_kind;
+  const std::pair<std::uint32_t, std::string_view> want[] = {
+      {0, "ld.global.v4.f32"}, {1, "ld.global.v4.f32"}, {0, "st.shared.f32"}, {1, "st.shared.f32"},
+      {1, "ld.shared.f32"},    {1, "st.global.f32"},    {0, "ld.shared.f32"}, {0, "st.global.f32"},
+  };
+  auto got = rec.accesses();
+  REQUIRE(got.size() == std::size(want));
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    CAPTURE(i);
+    CHECK(got[i].thread == want[i].first);
+    CHECK(k->module.functions[0].instructions[got[i].instruction].line == line_of(stage, want[i].second));
+  }
 }
 
 TEST_CASE("warp collectives are warp-barrier instances, one generation per collective and warp") {

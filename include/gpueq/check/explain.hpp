@@ -345,6 +345,7 @@ inline race_witness witness(const pair_spec& spec, const prepared_kernel& k, con
                  std::to_string(r.second.thread) + ")";
   detail::random_inputs in(spec, 7);
   auto run = [&](exec::engine_options o) {
+    o.warp_wide = false;  // the schedules named here are round robin's, thread by thread
     return run_grid<exec::float32_domain>(k, [&] { return exec::float32_domain(detail::source_of(in)); }, 1, o,
                                           std::span<const exec::dim3>(&cta, 1), /*fill_inout=*/false);
   };

@@ -126,10 +126,23 @@ template <class D, class O>
 cta_run<typename D::result> run_cta(D& d, const exec::program& p, const exec::launch& l, O& o,
                                     const exec::engine_options& options = {}) {
   cta_run<typename D::result> out;
-  {
-    exec::engine<D, O> e(p, l, d, o, options);
+  exec::engine_options round_robin = options;
+  round_robin.warp_wide = false;
+  for (const exec::engine_options* opts = &options;; opts = &round_robin) {
+    exec::engine<D, O> e(p, l, d, o, *opts);
     out.error = e.run();
     out.steps = e.stats().steps;
+    // A run that went warp-wide and then stopped with an error or met a race (an observer's
+    // optional found_race()) runs again from the start under round robin, so that its error, its
+    // step count, its race report and any racy values are round robin's (exec::engine_options::
+    // warp_wide). The domain forgets the first run (its optional restart_run()); the observer's
+    // on_start does.
+    bool raced = false;
+    if constexpr (requires { o.found_race(); }) raced = o.found_race();
+    if (e.went_warp_wide() && (out.error || raced)) {
+      if constexpr (requires { d.restart_run(); }) d.restart_run();
+      continue;
+    }
     if (!out.error) {
       // Reading an element can fail too (pieces of symbolic values, packed halves that are no
       // number of the tensor's format): the run's error, naming the tensor.
@@ -146,6 +159,7 @@ cta_run<typename D::result> run_cta(D& d, const exec::program& p, const exec::la
         out.written.clear();
       }
     }
+    break;
   }
   d.end_run();
   return out;

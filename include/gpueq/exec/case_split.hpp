@@ -79,6 +79,12 @@ struct case_split {
   std::vector<comparison_assumption> assumed;
   term::order order;  // the assumptions' facts, for deciding later comparisons
 
+  // The same path from its start again (a run that starts over: exec::engine::run).
+  void restart() {
+    taken.clear();
+    assumed.clear();
+    order = term::order{};
+  }
   // (a c b) under this path's assumptions (both sides rewritten under them first, so that
   // max(x, y) > z is decided once x > y and x > z are assumed).
   std::optional<bool> decided(term::store& s, cmp_op c, term::term_id a, term::term_id b) {

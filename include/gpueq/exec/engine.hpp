@@ -129,6 +129,11 @@ struct engine_options {
   // waits, the first such load is the uninitialized-read error it always was. Off: the first
   // unwritten read stops the run at once.
   bool reads_wait_for_writes = true;
+  // Warp-wide execution under the round-robin schedule in thread order: while a warp's lanes are
+  // all runnable at one instruction with a fast form that touches nothing but the lane's own
+  // registers and plain memory, the instruction runs for each lane in turn before the next one
+  // (exec/semantics/schedule.hpp, run_warp). Off: each thread runs until it blocks.
+  bool warp_wide = true;
 };
 
 // The resident memory of this process in MiB, 0 where it cannot be read.
@@ -174,6 +179,11 @@ class engine {
       return f.error;
     }
   }
+  // Whether some lane ran an instruction warp-wide (engine_options::warp_wide). Such a run that
+  // stopped with an error, or whose observer found a race, reports round robin's error but may
+  // have counted more steps and shown the observer other events first: check::run_cta runs it
+  // again under round robin.
+  bool went_warp_wide() const { return warp_steps_taken_; }
 
   const run_stats& stats() const { return stats_; }
   D& domain() { return d_; }
@@ -256,6 +266,9 @@ class engine {
     hint_.assign(p_.code.size(), ~0u);
     // (a program not from decode has none; a cluster run's shared places depend on the CTA)
     fast_forms_ = options_.fast_forms && p_.fast.size() == p_.code.size() && !clustered_;
+    warp_wide_ = fast_forms_ && options_.warp_wide && !options_.lockstep_warps && !options_.schedule_seed &&
+                 options_.thread_order.size() != n_;
+    plan_warp_steps();
     next_check_ = 0;
     update_next_check();
     params_.clear();
@@ -283,6 +296,11 @@ class engine {
 
   // ---- scheduling: the passes and the deadlock report in exec/semantics/schedule.hpp ------
   void schedule();
+  void run_warp(std::uint32_t w);
+  void plan_warp_steps();
+  struct warp_step {  // per instruction: how run_warp may run it (bits)
+    static constexpr std::uint8_t none = 0, fast = 1, generic = 2;
+  };
   [[noreturn]] void deadlock();
   // "threads 0..31, 64..95" / "thread 7" (linear ids, ascending): at most four ranges, then how
   // many more threads.
@@ -766,6 +784,9 @@ class engine {
     bool shared = false;
   };
   bool fast_forms_ = false;           // run the program's fast forms
+  bool warp_wide_ = false;            // engine_options::warp_wide, where the schedule allows it
+  std::vector<std::uint8_t> warp_steps_;  // per instruction: warp_step bits (plan_warp_steps)
+  bool warp_steps_taken_ = false;         // some lane ran an instruction in run_warp
   std::uint64_t next_check_ = 0;      // the step count at which checks() runs next
   std::vector<fast_window> windows_;       // per region
   std::vector<std::uint32_t> hint_;   // per instruction: the region it last accessed, or ~0u

@@ -161,6 +161,12 @@ class symbolic_domain {
   std::optional<std::uint64_t> identity(real a) const { return std::uint64_t{close(a)}; }  // the term id
   std::string show(real a) const { return term::to_string(s_, close(a)); }
   result finish(real a) { return close(a); }
+  // A run that starts over (exec::engine::run): its accumulators are dropped and its path, if a
+  // case split is attached, replays from the first branch point.
+  void restart_run() {
+    end_run();
+    if (split_) split_->restart();
+  }
   // The buffers go back to a pool: a domain runs many CTAs, each with its own accumulators.
   void end_run() {
     for (auto& b : buffers_) {

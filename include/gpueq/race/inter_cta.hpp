@@ -147,7 +147,10 @@ class grid_footprint {
 struct atomic_observer {
   cta_footprint* footprint = nullptr;
   exec::run_info info;
-  void on_start(const exec::run_info& i) { info = i; }
+  void on_start(const exec::run_info& i) {
+    info = i;
+    footprint->words.clear();  // a run that starts over (exec::engine::run) records afresh
+  }
   void on_access(const exec::access& a) {
     if (a.kind == exec::access_kind::atomic) footprint->access(a, info);
   }
@@ -161,7 +164,11 @@ struct atomic_observer {
 struct recording_observer {
   context* ctx = nullptr;
   cta_footprint* footprint = nullptr;
-  void on_start(const exec::run_info& i) { ctx->on_start(i); }
+  void on_start(const exec::run_info& i) {
+    ctx->on_start(i);
+    footprint->words.clear();  // a run that starts over (exec::engine::run) records afresh
+  }
+  bool found_race() const { return !ctx->result().clean(); }
   void on_access(const exec::access& a) {
     ctx->on_access(a);
     if (a.kind != exec::access_kind::read || !ctx->skips_reads(a.region)) footprint->access(a, ctx->info());

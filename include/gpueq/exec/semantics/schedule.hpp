@@ -49,6 +49,15 @@ inline void engine<D, O>::schedule() {
           run_thread(t);
           moved = true;
         }
+    } else if (warp_wide_ && hold_ == hold_phase::off) {
+      for (std::uint32_t w = 0; w < warps_; ++w) {
+        run_warp(w);
+        for (std::uint32_t t = w * warp_size; t < std::min(n_, (w + 1) * warp_size); ++t)
+          if (status_[t] == status::runnable) {
+            run_thread(t);
+            moved = true;
+          }
+      }
     } else {
       for (std::uint32_t t = 0; t < n_; ++t)
         if (status_[t] == status::runnable) {
@@ -85,6 +94,96 @@ inline void engine<D, O>::schedule() {
              " threads arrived and every thread has exited",
          g.started_by);
   });
+}
+
+// Warp-wide execution (engine_options::warp_wide): the lanes of warp w, all runnable at one
+// instruction, run it in lane order, then the next, while the instruction has a fast form that
+// touches only the lane's registers and plain memory (warp_safe). It stops, leaving each lane where
+// it got to, at the first lane whose fast form declines (no_fast), whose load must wait for a
+// write, or whose fast form fails; at a divergent branch; and at any other instruction. (The
+// step limit, counted per lane-instruction as always, may thus stop a run at another thread.) The caller then runs each lane until it blocks, as round robin does.
+//
+// Semantic choice: against round robin (each lane until it blocks), this reorders only the
+// accesses of different lanes of one warp within one barrier interval, the ones no barrier or warp
+// sync orders. Two such accesses to one byte, one a write, are a race, which the race context
+// reports under either order (FastTrack finds a race whatever the order of the accesses); with no
+// such pair, every load reads what it reads under round robin, so values, stores and outputs are
+// the same (VOLTA's confluence). What runs warp-wide has no other effect that order could show:
+// no atomics, barriers, collectives, clocks or errors (a lane that would fail is left for round
+// robin, which reports the same error at the same place; the lanes' steps before it are counted,
+// and check::run_cta runs a warp-wide run that stopped with an error or met a race again under
+// round robin).
+template <value_domain D, observer O>
+inline void engine<D, O>::run_warp(std::uint32_t w) {
+  const std::uint32_t first = w * warp_size, end = std::min(n_, (w + 1) * warp_size);
+  const std::uint32_t lanes = end - first;
+  if (lanes < 2) return;
+  const std::uint32_t size = static_cast<std::uint32_t>(p_.code.size());
+  for (;;) {
+    const std::uint32_t pc = pc_[first];
+    if (pc >= size) return;
+    const std::uint8_t how = warp_steps_[pc];
+    if (how == warp_step::none) return;
+    for (std::uint32_t t = first; t < end; ++t)
+      if (status_[t] != status::runnable || pc_[t] != pc) return;
+    for (std::uint32_t t = first; t < end; ++t) {
+      if (++stats_.steps >= next_check_) checks(t);
+      std::uint32_t next = no_fast;
+      try {
+        if (how & warp_step::fast) next = fast_step(t, pc);
+        if (next == no_fast && (how & warp_step::generic)) {
+          generic_step(t, p_.code[pc], pc);
+          if (status_[t] == status::runnable) next = pc_[t];
+        }
+      } catch (const read_wait&) {
+        read_waits_ = false;
+      } catch (const run_failure&) {
+      }
+      if (next == no_fast) {  // not executed: round robin counts it when it runs it
+        --stats_.steps;
+        return;
+      }
+      pc_[t] = next;
+      warp_steps_taken_ = true;
+    }
+  }
+}
+
+// How run_warp may run each instruction (warp_step): by its fast form; by the generic path when it
+// is a data instruction (ptx::computes_data: its result is a function of its operands), cvta, or a
+// load of a kernel parameter or constant memory. Anything else (other memory forms, atomics, barriers, collectives,
+// control beyond the fast branch, exits) ends warp-wide execution.
+template <value_domain D, observer O>
+inline void engine<D, O>::plan_warp_steps() {
+  auto clock = [](special_reg r) {
+    switch (r) {
+      case special_reg::clock: case special_reg::clock64: case special_reg::clock_hi: case special_reg::globaltimer:
+      case special_reg::globaltimer_lo: case special_reg::globaltimer_hi: return true;
+      default: return false;
+    }
+  };
+  warp_steps_.assign(p_.code.size(), warp_step::none);
+  if (!warp_wide_) return;
+  // A clock reads the run's step count, which counts the other lanes' warp-wide steps too: a
+  // kernel that reads one anywhere runs each thread until it blocks.
+  for (std::size_t pc = 0; pc < p_.code.size(); ++pc) {
+    const fast_form& f = p_.fast[pc];
+    bool reads_clock = f.op == fast_op::mov_special && clock(static_cast<special_reg>(f.src[0]));
+    for (const xoperand& o : p_.code[pc].ops) reads_clock = reads_clock || (o.k == xoperand::kind::special && clock(o.sp));
+    if (reads_clock) {
+      warp_wide_ = false;
+      return;
+    }
+  }
+  for (std::size_t pc = 0; pc < p_.code.size(); ++pc) {
+    const xinstr& x = p_.code[pc];
+    const fast_form& f = p_.fast[pc];
+    std::uint8_t how = f.op != fast_op::none ? warp_step::fast : warp_step::none;
+    const bool constant_load = x.op == ptx::opcode::ld && x.has_space &&
+                               (x.space == ptx::state_space::param || x.space == ptx::state_space::constant);
+    if (ptx::computes_data(x.op) || x.op == ptx::opcode::cvta || constant_load) how |= warp_step::generic;
+    warp_steps_[pc] = how;
+  }
 }
 
 template <value_domain D, observer O>
