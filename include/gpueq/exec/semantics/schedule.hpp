@@ -128,23 +128,28 @@ inline void engine<D, O>::run_warp(std::uint32_t w) {
       if (status_[t] != status::runnable || pc_[t] != pc) return;
     for (std::uint32_t t = first; t < end; ++t) {
       if (++stats_.steps >= next_check_) checks(t);
-      std::uint32_t next = no_fast;
+      bool executed = false;
       try {
-        if (how & warp_step::fast) next = fast_step(t, pc);
-        if (next == no_fast && (how & warp_step::generic)) {
-          generic_step(t, p_.code[pc], pc);
-          if (status_[t] == status::runnable) next = pc_[t];
+        if (how & warp_step::fast) {
+          if (std::uint32_t next = fast_step(t, pc); next != no_fast) {
+            pc_[t] = next;
+            executed = true;
+          }
+        }
+        if (!executed && (how & warp_step::generic)) {
+          generic_step(t, p_.code[pc], pc);  // sets pc_[t]
+          executed = true;
         }
       } catch (const read_wait&) {
         read_waits_ = false;
       } catch (const run_failure&) {
       }
-      if (next == no_fast) {  // not executed: round robin counts it when it runs it
+      if (!executed) {  // round robin runs it (and counts it) in its turn
         --stats_.steps;
         return;
       }
-      pc_[t] = next;
       warp_steps_taken_ = true;
+      if (status_[t] != status::runnable) return;
     }
   }
 }
