@@ -97,11 +97,13 @@ inline void engine<D, O>::schedule() {
 }
 
 // Warp-wide execution (engine_options::warp_wide): the lanes of warp w, all runnable at one
-// instruction, run it in lane order, then the next, while the instruction has a fast form that
-// touches only the lane's registers and plain memory (warp_safe). It stops, leaving each lane where
-// it got to, at the first lane whose fast form declines (no_fast), whose load must wait for a
-// write, or whose fast form fails; at a divergent branch; and at any other instruction. (The
-// step limit, counted per lane-instruction as always, may thus stop a run at another thread.) The caller then runs each lane until it blocks, as round robin does.
+// instruction, run it in lane order, then the next, while plan_warp_steps allows the instruction
+// (its fast form, or the generic path of an instruction that touches only the lane's registers).
+// It stops, leaving each lane where it got to, at the first lane that cannot run it so (a fast
+// form that declines, a load that must wait for a write, an error); at a divergent branch; and at
+// any other instruction. The caller then runs each lane until it blocks, as round robin does.
+// (The step limit, counted per lane-instruction as always, may stop a run at another thread;
+// check::run_cta then runs it again under round robin, as below.)
 //
 // Semantic choice: against round robin (each lane until it blocks), this reorders only the
 // accesses of different lanes of one warp within one barrier interval, the ones no barrier or warp
