@@ -25,8 +25,8 @@ namespace {
 
 // A running hash of every observer event, in order (h), the sum of the events' hashes, which
 // ignores their order (sum), and how many there were. One per CTA run: a run that starts over
-// (exec::engine::run, after warp-wide execution met a race) starts it again. With a race
-// context attached, it also decides races, so that the engine starts such runs over.
+// (check::run_cta, after warp-wide execution met a race) starts it again. With a race
+// context attached, it also decides races, so that check::run_cta starts such runs over.
 struct event_hash {
   std::uint64_t h = 0, sum = 0, events = 0;
   race::context* ctx = nullptr;
@@ -41,7 +41,7 @@ struct event_hash {
     e = 0;
     ++events;
   }
-  bool found_race() const { return ctx && !ctx->result().clean(); }
+  bool found_race() const { return ctx && ctx->found_race(); }
   void on_start(const exec::run_info& i) {
     h = sum = events = 0;
     if (ctx) ctx->on_start(i);

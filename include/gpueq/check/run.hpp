@@ -126,10 +126,9 @@ template <class D, class O>
 cta_run<typename D::result> run_cta(D& d, const exec::program& p, const exec::launch& l, O& o,
                                     const exec::engine_options& options = {}) {
   cta_run<typename D::result> out;
-  exec::engine_options round_robin = options;
-  round_robin.warp_wide = false;
-  for (const exec::engine_options* opts = &options;; opts = &round_robin) {
-    exec::engine<D, O> e(p, l, d, o, *opts);
+  exec::engine_options opts = options;
+  for (;;) {
+    exec::engine<D, O> e(p, l, d, o, opts);
     out.error = e.run();
     out.steps = e.stats().steps;
     // A run that went warp-wide and then stopped with an error or met a race (an observer's
@@ -140,6 +139,7 @@ cta_run<typename D::result> run_cta(D& d, const exec::program& p, const exec::la
     bool raced = false;
     if constexpr (requires { o.found_race(); }) raced = o.found_race();
     if (e.went_warp_wide() && (out.error || raced)) {
+      opts.warp_wide = false;
       if constexpr (requires { d.restart_run(); }) d.restart_run();
       continue;
     }

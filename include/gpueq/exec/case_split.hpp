@@ -79,7 +79,7 @@ struct case_split {
   std::vector<comparison_assumption> assumed;
   term::order order;  // the assumptions' facts, for deciding later comparisons
 
-  // The same path from its start again (a run that starts over: exec::engine::run).
+  // The same path from its start again (a CTA run that starts over: check::run_cta).
   void restart() {
     taken.clear();
     assumed.clear();

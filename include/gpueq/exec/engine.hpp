@@ -130,9 +130,11 @@ struct engine_options {
   // unwritten read stops the run at once.
   bool reads_wait_for_writes = true;
   // Warp-wide execution under the round-robin schedule in thread order: while a warp's lanes are
-  // all runnable at one instruction with a fast form that touches nothing but the lane's own
-  // registers and plain memory, the instruction runs for each lane in turn before the next one
-  // (exec/semantics/schedule.hpp, run_warp). Off: each thread runs until it blocks.
+  // all runnable at one instruction that touches nothing but the lane's own registers and plain
+  // memory (its fast form; a data instruction, cvta or a parameter load on the generic path), the
+  // instruction runs for each lane in turn before the next one (exec/semantics/schedule.hpp,
+  // run_warp; check::run_cta runs a warp-wide run that met an error or a race again with this
+  // off). Off: each thread runs until it blocks.
   bool warp_wide = true;
 };
 

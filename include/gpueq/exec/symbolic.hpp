@@ -161,7 +161,7 @@ class symbolic_domain {
   std::optional<std::uint64_t> identity(real a) const { return std::uint64_t{close(a)}; }  // the term id
   std::string show(real a) const { return term::to_string(s_, close(a)); }
   result finish(real a) { return close(a); }
-  // A run that starts over (exec::engine::run): its accumulators are dropped and its path, if a
+  // A CTA run that starts over (check::run_cta): its accumulators are dropped and its path, if a
   // case split is attached, replays from the first branch point.
   void restart_run() {
     end_run();

@@ -415,7 +415,7 @@ class context {
   }
 
   const report& result() const { return result_; }
-  // What exec::engine::run asks of an observer to run a warp-wide run again under round robin.
+  // What check::run_cta asks of an observer to run a warp-wide run again under round robin.
   bool found_race() const { return !result_.clean(); }
   // With options::skip_input_reads: the run wrote an input-only tensor, so reads of it before
   // went unrecorded and the report may be missing races. Run the CTA again without the option.

@@ -149,7 +149,7 @@ struct atomic_observer {
   exec::run_info info;
   void on_start(const exec::run_info& i) {
     info = i;
-    footprint->words.clear();  // a run that starts over (exec::engine::run) records afresh
+    footprint->words.clear();  // a CTA run that starts over (check::run_cta) records afresh
   }
   void on_access(const exec::access& a) {
     if (a.kind == exec::access_kind::atomic) footprint->access(a, info);
@@ -166,9 +166,9 @@ struct recording_observer {
   cta_footprint* footprint = nullptr;
   void on_start(const exec::run_info& i) {
     ctx->on_start(i);
-    footprint->words.clear();  // a run that starts over (exec::engine::run) records afresh
+    footprint->words.clear();  // a CTA run that starts over (check::run_cta) records afresh
   }
-  bool found_race() const { return !ctx->result().clean(); }
+  bool found_race() const { return ctx->found_race(); }
   void on_access(const exec::access& a) {
     ctx->on_access(a);
     if (a.kind != exec::access_kind::read || !ctx->skips_reads(a.region)) footprint->access(a, ctx->info());

@@ -49,21 +49,15 @@ inline void engine<D, O>::schedule() {
           run_thread(t);
           moved = true;
         }
-    } else if (warp_wide_ && hold_ == hold_phase::off) {
-      for (std::uint32_t w = 0; w < warps_; ++w) {
-        run_warp(w);
-        for (std::uint32_t t = w * warp_size; t < std::min(n_, (w + 1) * warp_size); ++t)
-          if (status_[t] == status::runnable) {
-            run_thread(t);
-            moved = true;
-          }
-      }
     } else {
-      for (std::uint32_t t = 0; t < n_; ++t)
+      const bool warp_wide = warp_wide_ && hold_ == hold_phase::off;
+      for (std::uint32_t t = 0; t < n_; ++t) {
+        if (warp_wide && t % warp_size == 0) run_warp(t / warp_size);  // the warp's lanes together first
         if (status_[t] == status::runnable) {
           run_thread(t);
           moved = true;
         }
+      }
     }
     if (live_ == 0) break;
     moved = moved && stats_.steps - steps_before > waits_this_pass_;
@@ -158,8 +152,8 @@ inline void engine<D, O>::run_warp(std::uint32_t w) {
 
 // How run_warp may run each instruction (warp_step): by its fast form; by the generic path when it
 // is a data instruction (ptx::computes_data: its result is a function of its operands), cvta, or a
-// load of a kernel parameter or constant memory. Anything else (other memory forms, atomics, barriers, collectives,
-// control beyond the fast branch, exits) ends warp-wide execution.
+// load of a kernel parameter or constant memory. Anything else (other memory forms, atomics,
+// barriers, collectives, control beyond the fast branch, exits) ends warp-wide execution.
 template <value_domain D, observer O>
 inline void engine<D, O>::plan_warp_steps() {
   auto clock = [](special_reg r) {
@@ -171,20 +165,18 @@ inline void engine<D, O>::plan_warp_steps() {
   };
   warp_steps_.assign(p_.code.size(), warp_step::none);
   if (!warp_wide_) return;
-  // A clock reads the run's step count, which counts the other lanes' warp-wide steps too: a
-  // kernel that reads one anywhere runs each thread until it blocks.
-  for (std::size_t pc = 0; pc < p_.code.size(); ++pc) {
-    const fast_form& f = p_.fast[pc];
-    bool reads_clock = f.op == fast_op::mov_special && clock(static_cast<special_reg>(f.src[0]));
-    for (const xoperand& o : p_.code[pc].ops) reads_clock = reads_clock || (o.k == xoperand::kind::special && clock(o.sp));
-    if (reads_clock) {
-      warp_wide_ = false;
-      return;
-    }
-  }
   for (std::size_t pc = 0; pc < p_.code.size(); ++pc) {
     const xinstr& x = p_.code[pc];
     const fast_form& f = p_.fast[pc];
+    // A clock reads the run's step count, which counts the other lanes' warp-wide steps too: a
+    // kernel that reads one anywhere runs each thread until it blocks.
+    bool reads_clock = f.op == fast_op::mov_special && clock(static_cast<special_reg>(f.src[0]));
+    for (const xoperand& o : x.ops) reads_clock = reads_clock || (o.k == xoperand::kind::special && clock(o.sp));
+    if (reads_clock) {
+      warp_wide_ = false;
+      warp_steps_.assign(p_.code.size(), warp_step::none);
+      return;
+    }
     std::uint8_t how = f.op != fast_op::none ? warp_step::fast : warp_step::none;
     const bool constant_load = x.op == ptx::opcode::ld && x.has_space &&
                                (x.space == ptx::state_space::param || x.space == ptx::state_space::constant);
