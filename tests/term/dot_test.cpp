@@ -171,6 +171,32 @@ TEST_CASE("dot: import into a store that made the inputs in another order gives 
   CHECK(term::to_string(b, b.import(a, outer, memo)) == term::to_string(a, outer));
 }
 
+TEST_CASE("dot: unit dots import whole, in part over factors imported before, and in kept order") {
+  // store::import's unit-dot path: it maps and builds a dot in one pass when every factor is
+  // mapped already, and otherwise imports the missing factors first.
+  term::store a, b;
+  // b makes some of the inputs first, interleaved and in reverse, so its ids order them differently;
+  // a[60..90) and b[60..90) it meets only through the second import.
+  for (std::uint32_t i = 60; i-- > 0;) (void)b.input(i % 2 ? "a" : "b", {i}), (void)b.input(i % 2 ? "b" : "a", {i});
+  term_id d1 = a.sum_of(products(a, 60)), d2 = a.sum_of(products(a, 60, 30));
+  std::vector<term_id> memo;
+  term_id i1 = b.import(a, d1, memo);
+  term_id i2 = b.import(a, d2, memo);  // a[30..60), b[30..60) mapped already, the rest not
+  REQUIRE(b.kind_of(i2) == term::kind::dot);
+  CHECK(i1 == b.sum_of(products(b, 60)));
+  CHECK(i2 == b.sum_of(products(b, 60, 30)));
+  CHECK(b.import(a, d2, memo) == i2);  // memoized
+  // Into a store whose ids order the factors as a's do (a fresh store importing a's inputs in
+  // a's order): the pairs keep their order, and the result is still the dot b builds.
+  term::store c;
+  std::vector<term_id> memo_c;
+  term_id ci = c.import(a, d1, memo_c);
+  CHECK(ci == c.sum_of(products(c, 60)));
+  CHECK(term::to_string(c, ci) == term::to_string(a, d1));
+  // The hash the import passes on is the structural one (make() checks it with invariants on).
+  CHECK(c.hash_of(ci) == a.hash_of(d1));
+}
+
 TEST_CASE("dot: import from a fork keeps the ids both stores share and maps the rest") {
   term::store s;
   auto shared = products(s, 40);  // a[0..40), b[0..40) exist before the fork

@@ -528,6 +528,10 @@ class store {
   }
 
  private:
+  // import's path for a unit dot (term/store_import.hpp).
+  template <class Map>
+  term_id import_unit_dot(std::span<const std::uint32_t> slots, std::uint64_t hash, Map&& map);
+
   struct key_view {
     kind k;
     std::uint32_t payload;
@@ -777,6 +781,7 @@ class store {
   std::vector<term_id> exponent_scratch_;
   std::vector<std::uint32_t> dot_slot_scratch_;
   std::vector<dot_entry> import_scratch_;
+  std::vector<std::uint64_t> import_keys_;
   term_id zero_ = 0, one_ = 0, minus_one_ = 0, neg_inf_ = 0, pos_inf_ = 0;
   // Which store this is, and which one it was forked from, with the sizes at the fork (import).
   static std::uint64_t next_serial() {

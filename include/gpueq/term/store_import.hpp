@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -34,6 +35,19 @@ inline term_id store::import(const store& from, term_id t, std::vector<term_id>&
     }
     const node& n = from.nodes_[x];
     auto children = from.slots(x);
+    // A unit dot (a GEMM's dot products: most of what a multi-worker check imports) in one pass
+    // over its slots, which are its factors: mapped and built at once when every factor is.
+    if (n.k == kind::dot && n.payload == unit_dot && children.size() / 2 > options_.flatten_limit) {
+      if (term_id made = import_unit_dot(children, n.hash, mapped); made != no_term) {
+        memo[x] = made;
+        work.pop_back();
+        continue;
+      }
+      work.back().second = true;
+      for (term_id c : children)
+        if (mapped(c) == no_term) work.push_back({c, false});
+      continue;
+    }
     if (!expanded) {
       work.back().second = true;
       for (std::size_t i = 0, count = from.child_count(x); i < count; ++i)
@@ -82,6 +96,36 @@ inline term_id store::import(const store& from, term_id t, std::vector<term_id>&
     memo[x] = make(n.k, payload, s, n.hash);
   }
   return memo[t];
+}
+
+// The unit dot with factors `slots` (another store's (x, y) pairs) and structural hash `hash`
+// here, or no_term when some factor is not here yet (map gives no_term). Import maps distinct
+// terms to distinct terms, so the pairs stay distinct with coefficient 1: the result is the unit
+// dot of the mapped pairs in id order, which dot() would build, without its merging and copying;
+// pairs are sorted as 64-bit keys, and not at all when the map kept their order.
+template <class Map>
+term_id store::import_unit_dot(std::span<const std::uint32_t> slots, std::uint64_t hash, Map&& map) {
+  std::vector<std::uint64_t>& keys = import_keys_;
+  keys.resize(slots.size() / 2);
+  bool sorted = true;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    term_id a = map(slots[2 * i]), b = map(slots[2 * i + 1]);
+    if (a == no_term || b == no_term) return no_term;
+    if (b < a) std::swap(a, b);
+    keys[i] = std::uint64_t{a} << 32 | b;
+    sorted = sorted && (i == 0 || keys[i - 1] < keys[i]);
+  }
+  if (!sorted) std::sort(keys.begin(), keys.end());
+  std::vector<std::uint32_t>& sl = dot_slot_scratch_;
+  sl.resize(slots.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    sl[2 * i] = static_cast<std::uint32_t>(keys[i] >> 32);
+    sl[2 * i + 1] = static_cast<std::uint32_t>(keys[i]);
+  }
+#if GPUEQ_CHECK_INVARIANTS
+  GPUEQ_INVARIANT(std::adjacent_find(keys.begin(), keys.end()) == keys.end(), "an imported dot's pairs stay distinct");
+#endif
+  return make(kind::dot, unit_dot, sl, hash);
 }
 
 }  // namespace gpueq::term
