@@ -237,6 +237,124 @@ TEST_CASE_TEMPLATE("warp-wide execution: a warp's lanes take each instruction in
   }
 }
 
+// Three lanes of a warp get past a bounds check; the other 29 exit. After the barrier the three
+// go on warp-wide: lanes that exited stay out of the warp.
+namespace {
+
+constexpr std::string_view exited_lanes_ptx = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry tail(.param .u64 y_param)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [y_param];
+  mov.u32 %r1, %tid.x;
+  setp.ge.u32 %p1, %r1, 3;
+  @%p1 bra DONE;
+  bar.sync 0;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r1;
+  add.s32 %r2, %r1, 10;
+  st.global.u32 [%rd3+12], %r2;
+DONE:
+  ret;
+}
+)";
+
+// Two warps: a store, a loop of 1200 instructions, a store. Warp-wide, the warps take turns of
+// warp_round (1024) instructions, so warp 1 stores its first value before warp 0 its second.
+constexpr std::string_view warp_turns_ptx = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry turns(.param .u64 y_param)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [y_param];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r1;
+  mov.u32 %r2, 0;
+LOOP:
+  add.s32 %r2, %r2, 1;
+  setp.lt.u32 %p1, %r2, 400;
+  @%p1 bra LOOP;
+  st.global.u32 [%rd3+256], %r2;
+  ret;
+}
+)";
+
+// Runs k warp-wide (the default) in f's domain with rec attached, and again under round robin:
+// both without error and with the same step count. Returns the warp-wide run.
+template <class D>
+outcome<D> warp_wide_and_round_robin(const kernel& k, const exec::launch& l, fixture<D>& f, recorder& rec) {
+  auto r = run(k, l, f.d, &rec);
+  REQUIRE_MESSAGE(!r.error, r.error->message);
+  fixture<D> g(small_integers(0));
+  exec::engine_options round_robin;
+  round_robin.warp_wide = false;
+  auto rr = run(k, l, g.d, static_cast<recorder*>(nullptr), round_robin);
+  REQUIRE(!rr.error);
+  CHECK(r.stats.steps == rr.stats.steps);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("warp-wide execution: lanes that exited stay out; the others go on warp-wide", D, DOMAINS) {
+  auto k = load(exited_lanes_ptx, "tail.ptx");
+  exec::launch l = one_cta(32, {out_int("y", 6)});
+  fixture<D> f(small_integers(0));
+  recorder rec;
+  auto r = warp_wide_and_round_robin<D>(*k, l, f, rec);
+  const std::uint64_t values[6] = {0, 1, 2, 10, 11, 12};
+  for (std::uint32_t i = 0; i < 6; ++i) {
+    CAPTURE(i);
+    REQUIRE(r.out["y"][i].has_value());
+    CHECK(f.at(*r.out["y"][i], l) == values[i]);
+  }
+  // Each of the three live lanes stores, then each stores again (round robin: 0, 0, 1, 1, 2, 2).
+  const std::pair<std::uint32_t, std::uint64_t> want[] = {{0, 0}, {1, 4}, {2, 8}, {0, 12}, {1, 16}, {2, 20}};
+  auto got = rec.accesses();
+  REQUIRE(got.size() == std::size(want));
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    CAPTURE(i);
+    CHECK(got[i].thread == want[i].first);
+    CHECK(got[i].offset == want[i].second);
+  }
+}
+
+TEST_CASE_TEMPLATE("warp-wide execution: the warps take turns of warp_round instructions", D, DOMAINS) {
+  auto k = load(warp_turns_ptx, "turns.ptx");
+  exec::launch l = one_cta(64, {out_int("y", 128)});
+  fixture<D> f(small_integers(0));
+  recorder rec;
+  auto r = warp_wide_and_round_robin<D>(*k, l, f, rec);
+  for (std::uint32_t t = 0; t < 64; ++t) {
+    CAPTURE(t);
+    REQUIRE(r.out["y"][t].has_value());
+    CHECK(f.at(*r.out["y"][t], l) == t);
+    REQUIRE(r.out["y"][64 + t].has_value());
+    CHECK(f.at(*r.out["y"][64 + t], l) == 400);
+  }
+  // The first stores of warp 0 (lanes in order), then of warp 1, then the second stores of each.
+  auto got = rec.accesses();
+  REQUIRE(got.size() == 128);
+  for (std::uint32_t i = 0; i < 128; ++i) {
+    CAPTURE(i);
+    const std::uint32_t warp = i / 32 % 2, lane = i % 32, second = i / 64;
+    CHECK(got[i].thread == warp * 32 + lane);
+    CHECK(got[i].offset == (second * 64 + warp * 32 + lane) * 4);
+  }
+}
+
 TEST_CASE("warp collectives are warp-barrier instances, one generation per collective and warp") {
   constexpr std::string_view warp_sync = R"(
 .visible .entry warp_sync(.param .u64 y_param)

@@ -241,7 +241,7 @@ class engine {
     rng_ = options_.schedule_seed;
     if (n_ == 0) fail(error_kind::unsupported, 0, "the block has no threads");
     nregs_ = p_.registers;
-    regs_.assign(std::size_t{n_} * nregs_, value{});
+    regs_.assign(std::size_t{(n_ + warp_size - 1) / warp_size} * warp_size * nregs_, value{});  // see reg()
     status_.assign(n_, status::runnable);
     pc_.assign(n_, 0);
     barrier_of_.assign(n_, barrier_key{});
@@ -298,7 +298,13 @@ class engine {
 
   // ---- scheduling: the passes and the deadlock report in exec/semantics/schedule.hpp ------
   void schedule();
-  void run_warp(std::uint32_t w);
+  bool run_warp(std::uint32_t w, std::uint32_t budget);
+  // Instructions a warp runs warp-wide in one round of schedule() before the next warp's turn.
+  static constexpr std::uint32_t warp_round = 1024;
+  // The lanes [first, end) of one warp, all at pc, run instruction pc (fast form Op): whether every
+  // lane ran it (see run_warp).
+  template <fast_op Op>
+  bool warp_lanes(std::uint32_t first, std::uint32_t end, std::uint32_t pc, std::uint8_t how);
   void plan_warp_steps();
   struct warp_step {  // per instruction: how run_warp may run it (bits)
     static constexpr std::uint8_t none = 0, fast = 1, generic = 2;
@@ -472,7 +478,18 @@ class engine {
   }
 
   // ---- registers and operands: defined in exec/semantics/operands.hpp ----------------------
-  value& reg(std::uint32_t t, std::uint32_t r) { return regs_[std::size_t{t} * nregs_ + r]; }
+  // Registers are kept per warp in structure-of-arrays order, [warp][register][lane]: register r
+  // of a warp's 32 lanes lie side by side, so an instruction run warp-wide (run_warp) reads and
+  // writes one contiguous run of cells per operand instead of one cell in each lane's block.
+  // lane_regs is one lane's view, indexed by register (the fast forms' `regs`).
+  struct lane_regs {
+    value* lane;  // the lane's register 0
+    value& operator[](std::uint32_t r) const { return lane[std::size_t{r} * warp_size]; }
+  };
+  lane_regs lane_of(std::uint32_t t) {
+    return {regs_.data() + std::size_t{t / warp_size} * nregs_ * warp_size + t % warp_size};
+  }
+  value& reg(std::uint32_t t, std::uint32_t r) { return lane_of(t)[r]; }
   std::uint64_t special(std::uint32_t t, special_reg s) const;
   std::uint64_t symbol_address(std::uint32_t t, std::uint32_t sym, std::uint64_t offset);
   std::uint32_t symbol_provenance(std::uint32_t sym) const {
@@ -543,7 +560,9 @@ class engine {
   // not what the form expects (a guard that is not concrete, an unwritten register, a symbolic or
   // real value where bits are needed, a misaligned address, a store to constant memory): the
   // generic path then runs the instruction and reports any error itself.
+  // Op as in fast_integer: the form's op, known to the caller, or none to read it from the form.
   static constexpr std::uint32_t no_fast = ~0u;
+  template <fast_op Op = fast_op::none>
   [[gnu::always_inline]] std::uint32_t fast_step(std::uint32_t t, std::uint32_t pc);
 
   // ---- semantics: declared here, defined per family in exec/semantics/<family>.hpp -----------
@@ -567,13 +586,16 @@ class engine {
   // float.hpp
   void float_op(std::uint32_t t, const xinstr& x);
   void lifted(std::uint32_t t, const xinstr& x);
-  [[gnu::always_inline]] bool fast_float(std::uint32_t t, value* regs, const fast_form& f);
-  bool fast_float_mixed(std::uint32_t t, value* regs, const fast_form& f);
-  [[gnu::always_inline]] void fast_float_finish(std::uint32_t t, value* regs, const fast_form& f, real* args);
+  [[gnu::always_inline]] bool fast_float(std::uint32_t t, lane_regs regs, const fast_form& f);
+  bool fast_float_mixed(std::uint32_t t, lane_regs regs, const fast_form& f);
+  [[gnu::always_inline]] void fast_float_finish(std::uint32_t t, lane_regs regs, const fast_form& f, real* args);
   // integer.hpp
   std::optional<aop> data_op(const xinstr& x) const;
   void integer_op(std::uint32_t t, const xinstr& x);
-  [[gnu::always_inline]] bool fast_integer(value* regs, const fast_form& f);
+  // Op: the form's op when the caller knows it (warp_lanes), so that its switch folds; none: read
+  // from f.
+  template <fast_op Op = fast_op::none>
+  [[gnu::always_inline]] bool fast_integer(lane_regs regs, const fast_form& f);
   // memory.hpp
   struct place {
     region<real>* r;
@@ -605,8 +627,8 @@ class engine {
   void store(std::uint32_t t, const xinstr& x, std::uint32_t pc);
   [[gnu::always_inline]] place locate_fast(std::uint32_t t, std::uint32_t pc, ptx::state_space space, address_value a,
                                            std::uint32_t width);
-  bool fast_load(std::uint32_t t, value* regs, const fast_form& f, std::uint32_t pc);
-  bool fast_store(std::uint32_t t, value* regs, const fast_form& f, std::uint32_t pc);
+  bool fast_load(std::uint32_t t, lane_regs regs, const fast_form& f, std::uint32_t pc);
+  bool fast_store(std::uint32_t t, lane_regs regs, const fast_form& f, std::uint32_t pc);
   // atomic.hpp
   void atomic(std::uint32_t t, const xinstr& x, std::uint32_t pc);
   // async_copy.hpp

@@ -81,21 +81,27 @@ struct xoperand {
 
 // The fast forms (see the header comment). Integer forms need concrete bits in every source
 // register; their results are cut to the result type and sign-extended when it is signed.
-enum class fast_op : std::uint8_t {
-  none,        // the generic path only
-  bra,         // pc = target
-  mov,         // d = a (bits cut to the type unless .pred)
-  mov_special, // d = special register, cut to the type
-  int_add, int_sub, int_mul_lo, int_mul_wide, int_mad_lo, int_mad_wide, int_shl, int_shr, int_and, int_or,
-  int_xor, int_min, int_max,
-  cvt_int,     // integer -> integer conversion without .sat
-  setp_int,    // d = a cmp b on integers (no combining predicate, one destination)
-  setp_f32,    // d = a cmp b on f32 values (an undecided comparison when the domain cannot decide)
-  selp,        // d = p ? a : b with p concrete
-  f32_arith,   // d = arith(a, b, c) in format f32 (the aop and float mode below)
-  ld,          // ld.{global,shared,generic} through [register + offset], 1, 2 or 4 elements
-  st,          // st.{global,shared,generic} through [register + offset], 1, 2 or 4 elements
-};
+//   none         the generic path only
+//   bra          pc = target
+//   mov          d = a (bits cut to the type unless .pred)
+//   mov_special  d = special register, cut to the type
+//   int_*        integer arithmetic (add .. max)
+//   cvt_int      integer -> integer conversion without .sat
+//   setp_int     d = a cmp b on integers (no combining predicate, one destination)
+//   setp_f32     d = a cmp b on f32 values (an undecided comparison when the domain cannot decide)
+//   selp         d = p ? a : b with p concrete
+//   f32_arith    d = arith(a, b, c) in format f32 (the aop and float mode below)
+//   ld           ld.{global,shared,generic} through [register + offset], 1, 2 or 4 elements
+//   st           st.{global,shared,generic} through [register + offset], 1, 2 or 4 elements
+// The list is an X-macro so that a dispatch over every form (the engine's warp-wide steps,
+// exec/semantics/schedule.hpp) is written from it and cannot miss one.
+#define GPUEQ_EXEC_FAST_OPS(X)                                                                                       \
+  X(none) X(bra) X(mov) X(mov_special) X(int_add) X(int_sub) X(int_mul_lo) X(int_mul_wide) X(int_mad_lo)           \
+  X(int_mad_wide) X(int_shl) X(int_shr) X(int_and) X(int_or) X(int_xor) X(int_min) X(int_max) X(cvt_int) X(setp_int) \
+  X(setp_f32) X(selp) X(f32_arith) X(ld) X(st)
+#define GPUEQ_X(e) e,
+enum class fast_op : std::uint8_t { GPUEQ_EXEC_FAST_OPS(GPUEQ_X) };
+#undef GPUEQ_X
 
 // A decoded instruction's fast form, with what the engine's inner loop needs of the instruction
 // (guard, branch target) so that the loop reads these records only. The fields the common forms

@@ -152,15 +152,16 @@ inline void engine<D, O>::grid_dependency_control(std::uint32_t t, const xinstr&
 }
 
 template <value_domain D, observer O>
+template <fast_op Op>
 inline std::uint32_t engine<D, O>::fast_step(std::uint32_t t, std::uint32_t pc) {
   const fast_form& f = p_.fast[pc];
-  value* regs = regs_.data() + std::size_t{t} * nregs_;
+  const lane_regs regs = lane_of(t);
   if (f.guarded) {
     const value& g = regs[f.guard];
     if (g.t != value::tag::bits) return no_fast;
     if (static_cast<bool>(g.bits & 1) == f.guard_negated) return pc + 1;
   }
-  switch (f.op) {
+  switch (Op != fast_op::none ? Op : f.op) {
     case fast_op::none: return no_fast;
     case fast_op::bra: return f.target;
     case fast_op::mov: {
@@ -182,7 +183,7 @@ inline std::uint32_t engine<D, O>::fast_step(std::uint32_t t, std::uint32_t pc) 
     case fast_op::int_mad_lo: case fast_op::int_mad_wide: case fast_op::int_shl: case fast_op::int_shr:
     case fast_op::int_and: case fast_op::int_or: case fast_op::int_xor: case fast_op::int_min: case fast_op::int_max:
     case fast_op::cvt_int: case fast_op::setp_int:
-      return fast_integer(regs, f) ? pc + 1 : no_fast;
+      return fast_integer<Op>(regs, f) ? pc + 1 : no_fast;
     case fast_op::selp: {
       const value& p = regs[f.src[2]];
       if (p.t != value::tag::bits) return no_fast;

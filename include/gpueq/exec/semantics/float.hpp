@@ -68,7 +68,7 @@ inline void engine<D, O>::lifted(std::uint32_t t, const xinstr& x) {
 }
 
 template <value_domain D, observer O>
-inline bool engine<D, O>::fast_float(std::uint32_t t, value* regs, const fast_form& f) {
+inline bool engine<D, O>::fast_float(std::uint32_t t, lane_regs regs, const fast_form& f) {
   real args[3];
   if (!f.imm) {  // registers only, the common case
     for (std::uint32_t i = 0; i < f.n; ++i)
@@ -83,7 +83,7 @@ inline bool engine<D, O>::fast_float(std::uint32_t t, value* regs, const fast_fo
 
 // Sources that are immediates or bits (decoded as f32, as to_real decodes them).
 template <value_domain D, observer O>
-inline bool engine<D, O>::fast_float_mixed(std::uint32_t t, value* regs, const fast_form& f) {
+inline bool engine<D, O>::fast_float_mixed(std::uint32_t t, lane_regs regs, const fast_form& f) {
   for (std::uint32_t i = 0; i < f.n; ++i)
     if (!f.is_imm(i) && regs[f.src[i]].t != value::tag::real && regs[f.src[i]].t != value::tag::bits) return false;
   real args[3];
@@ -102,7 +102,7 @@ inline bool engine<D, O>::fast_float_mixed(std::uint32_t t, value* regs, const f
 }
 
 template <value_domain D, observer O>
-inline void engine<D, O>::fast_float_finish(std::uint32_t t, value* regs, const fast_form& f, real* args) {
+inline void engine<D, O>::fast_float_finish(std::uint32_t t, lane_regs regs, const fast_form& f, real* args) {
   if (f.op == fast_op::setp_f32) {
     if (auto r = d_.compare(f.cmp, args[0], args[1], rkind::f32)) {
       regs[f.dst[0]] = value::of_bits(*r);

@@ -220,7 +220,8 @@ inline void engine<D, O>::integer_op(std::uint32_t t, const xinstr& x) {
 
 // Integer forms: every source register must hold concrete bits.
 template <value_domain D, observer O>
-inline bool engine<D, O>::fast_integer(value* regs, const fast_form& f) {
+template <fast_op Op>
+inline bool engine<D, O>::fast_integer(lane_regs regs, const fast_form& f) {
   std::uint64_t v[3] = {f.imms[0], f.imms[1], f.imms[2]};
   std::uint32_t prov[3] = {0, 0, 0};
   for (std::uint32_t i = 0; i < f.n; ++i) {
@@ -237,14 +238,15 @@ inline bool engine<D, O>::fast_integer(value* regs, const fast_form& f) {
   auto zx = [&](std::uint64_t y) { return (y << ts) >> ts; };                              // zero-extended
   std::uint64_t r = 0;
   std::uint32_t provenance = 0;
-  switch (f.op) {
+  const fast_op op = Op != fast_op::none ? Op : f.op;  // a constant when the caller knows it
+  switch (op) {
     case fast_op::int_add: r = a + b; provenance = prov[0] && prov[1] ? 0 : prov[0] + prov[1]; break;
     case fast_op::int_sub: r = a - b; provenance = prov[1] ? 0 : prov[0]; break;
     case fast_op::int_mul_lo: r = a * b; break;
     case fast_op::int_mad_lo: r = a * b + c; provenance = prov[2]; break;
     case fast_op::int_mul_wide: case fast_op::int_mad_wide:
       r = s ? static_cast<std::uint64_t>(sx(a) * sx(b)) : zx(a) * zx(b);
-      if (f.op == fast_op::int_mad_wide) {
+      if (op == fast_op::int_mad_wide) {
         r += c;
         provenance = prov[2];
       }

@@ -529,7 +529,7 @@ inline auto engine<D, O>::locate_fast(std::uint32_t t, std::uint32_t pc, ptx::st
 }
 
 template <value_domain D, observer O>
-inline bool engine<D, O>::fast_load(std::uint32_t t, value* regs, const fast_form& f, std::uint32_t pc) {
+inline bool engine<D, O>::fast_load(std::uint32_t t, lane_regs regs, const fast_form& f, std::uint32_t pc) {
   const value& base = regs[f.base];
   if (base.t != value::tag::bits) return false;
   address_value addr{base.bits + f.offset, base.provenance};
@@ -559,7 +559,7 @@ inline bool engine<D, O>::fast_load(std::uint32_t t, value* regs, const fast_for
 }
 
 template <value_domain D, observer O>
-inline bool engine<D, O>::fast_store(std::uint32_t t, value* regs, const fast_form& f, std::uint32_t pc) {
+inline bool engine<D, O>::fast_store(std::uint32_t t, lane_regs regs, const fast_form& f, std::uint32_t pc) {
   const value& base = regs[f.base];
   if (base.t != value::tag::bits) return false;
   for (std::uint32_t i = 0; i < f.n; ++i)

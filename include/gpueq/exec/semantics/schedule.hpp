@@ -50,9 +50,15 @@ inline void engine<D, O>::schedule() {
           moved = true;
         }
     } else {
-      const bool warp_wide = warp_wide_ && hold_ == hold_phase::off;
+      // Warp-wide first (run_warp): in rounds, each warp up to warp_round instructions in turn while
+      // some warp can go on, so that the warps of a CTA move through a loop together and what one
+      // warp loads (a row of an input, its memory's bookkeeping) is still in cache for the next.
+      if (warp_wide_ && hold_ == hold_phase::off)
+        for (bool again = true; again;) {
+          again = false;
+          for (std::uint32_t w = 0; w < warps_; ++w) again = run_warp(w, warp_round) || again;
+        }
       for (std::uint32_t t = 0; t < n_; ++t) {
-        if (warp_wide && t % warp_size == 0) run_warp(t / warp_size);  // the warp's lanes together first
         if (status_[t] == status::runnable) {
           run_thread(t);
           moved = true;
@@ -90,8 +96,10 @@ inline void engine<D, O>::schedule() {
   });
 }
 
-// Warp-wide execution (engine_options::warp_wide): the lanes of warp w, all runnable at one
-// instruction, run it in lane order, then the next, while plan_warp_steps allows the instruction
+// Warp-wide execution (engine_options::warp_wide): the lanes of warp w that have not exited (at
+// least two), all runnable at one instruction, run it in lane order, then the next, for at most
+// `budget` instructions (then it returns true: the warp can go on) and while
+// plan_warp_steps allows the instruction
 // (its fast form, or the generic path of an instruction that touches only the lane's registers).
 // It stops, leaving each lane where it got to, at the first lane that cannot run it so (a fast
 // form that declines, a load that must wait for a write, an error); at a divergent branch; and at
@@ -99,9 +107,9 @@ inline void engine<D, O>::schedule() {
 // (The step limit, counted per lane-instruction as always, may stop a run at another thread;
 // check::run_cta then runs it again under round robin, as below.)
 //
-// Semantic choice: against round robin (each lane until it blocks), this reorders only the
-// accesses of different lanes of one warp within one barrier interval, the ones no barrier or warp
-// sync orders. Two such accesses to one byte, one a write, are a race, which the race context
+// Semantic choice: against round robin (each thread until it blocks), this reorders only the
+// accesses of different threads within one barrier interval (the lanes of a warp, and warps
+// taking turns in schedule()'s rounds), the ones no barrier or warp sync orders. Two such accesses to one byte, one a write, are a race, which the race context
 // reports under either order (FastTrack finds a race whatever the order of the accesses); with no
 // such pair, every load reads what it reads under round robin, so values, stores and outputs are
 // the same (VOLTA's confluence). What runs warp-wide has no other effect that order could show:
@@ -110,44 +118,64 @@ inline void engine<D, O>::schedule() {
 // and check::run_cta runs a warp-wide run that stopped with an error or met a race again under
 // round robin).
 template <value_domain D, observer O>
-inline void engine<D, O>::run_warp(std::uint32_t w) {
+inline bool engine<D, O>::run_warp(std::uint32_t w, std::uint32_t budget) {
   const std::uint32_t first = w * warp_size, end = std::min(n_, (w + 1) * warp_size);
-  const std::uint32_t lanes = end - first;
-  if (lanes < 2) return;
+  // Lanes that exited do nothing and stay out; the others must all be runnable at one pc.
   const std::uint32_t size = static_cast<std::uint32_t>(p_.code.size());
-  for (;;) {
-    const std::uint32_t pc = pc_[first];
-    if (pc >= size) return;
-    const std::uint8_t how = warp_steps_[pc];
-    if (how == warp_step::none) return;
-    for (std::uint32_t t = first; t < end; ++t)
-      if (status_[t] != status::runnable || pc_[t] != pc) return;
+  for (;; --budget) {
+    if (budget == 0) return true;
+    std::uint32_t pc = ~0u, live = 0;
     for (std::uint32_t t = first; t < end; ++t) {
-      if (++stats_.steps >= next_check_) checks(t);
-      bool executed = false;
-      try {
-        if (how & warp_step::fast) {
-          if (std::uint32_t next = fast_step(t, pc); next != no_fast) {
-            pc_[t] = next;
-            executed = true;
-          }
-        }
-        if (!executed && (how & warp_step::generic)) {
-          generic_step(t, p_.code[pc], pc);  // sets pc_[t]
+      if (status_[t] == status::exited) continue;
+      if (status_[t] != status::runnable || (live && pc_[t] != pc)) return false;
+      pc = pc_[t];
+      ++live;
+    }
+    if (live < 2 || pc >= size) return false;
+    const std::uint8_t how = warp_steps_[pc];
+    if (how == warp_step::none) return false;
+    // One dispatch on the form for the whole warp; the lanes run inside (warp_lanes).
+    bool all = false;
+    switch (p_.fast[pc].op) {
+#define GPUEQ_X(e) \
+  case fast_op::e: all = warp_lanes<fast_op::e>(first, end, pc, how); break;
+      GPUEQ_EXEC_FAST_OPS(GPUEQ_X)
+#undef GPUEQ_X
+    }
+    if (!all) return false;
+  }
+}
+
+template <value_domain D, observer O>
+template <fast_op Op>
+inline bool engine<D, O>::warp_lanes(std::uint32_t first, std::uint32_t end, std::uint32_t pc, std::uint8_t how) {
+  for (std::uint32_t t = first; t < end; ++t) {
+    if (status_[t] == status::exited) continue;
+    if (++stats_.steps >= next_check_) checks(t);
+    bool executed = false;
+    try {
+      if (Op != fast_op::none && (how & warp_step::fast)) {
+        if (std::uint32_t next = fast_step<Op>(t, pc); next != no_fast) {
+          pc_[t] = next;
           executed = true;
         }
-      } catch (const read_wait&) {
-        read_waits_ = false;
-      } catch (const run_failure&) {
       }
-      if (!executed) {  // round robin runs it (and counts it) in its turn
-        --stats_.steps;
-        return;
+      if (!executed && (how & warp_step::generic)) {
+        generic_step(t, p_.code[pc], pc);  // sets pc_[t]
+        executed = true;
       }
-      warp_steps_taken_ = true;
-      if (status_[t] != status::runnable) return;
+    } catch (const read_wait&) {
+      read_waits_ = false;
+    } catch (const run_failure&) {
     }
+    if (!executed) {  // round robin runs it (and counts it) in its turn
+      --stats_.steps;
+      return false;
+    }
+    warp_steps_taken_ = true;
+    if (status_[t] != status::runnable) return false;
   }
+  return true;
 }
 
 // How run_warp may run each instruction (warp_step): by its fast form; by the generic path when it
