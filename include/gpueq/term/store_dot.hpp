@@ -4,6 +4,7 @@
 // alone.
 #pragma once
 
+#include <gpueq/support/sort.hpp>
 #include <gpueq/term/store.hpp>
 
 #include <algorithm>
@@ -32,7 +33,7 @@ inline term_id store::dot(std::vector<dot_entry>& es, std::optional<std::uint64_
     }
   }
   if (!sorted) {
-    std::sort(es.begin(), es.end(), [&](const dot_entry& a, const dot_entry& b) { return key(a) < key(b); });
+    support::sort_nearly_sorted(es.begin(), es.end(), [&](const dot_entry& a, const dot_entry& b) { return key(a) < key(b); });
     distinct = std::adjacent_find(es.begin(), es.end(), [&](const dot_entry& a, const dot_entry& b) {
                  return key(a) == key(b);
                }) == es.end();

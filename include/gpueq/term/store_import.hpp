@@ -3,10 +3,12 @@
 // store.hpp at its end; includes it, so it compiles alone.
 #pragma once
 
+#include <gpueq/support/sort.hpp>
 #include <gpueq/term/store.hpp>
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -115,7 +117,7 @@ term_id store::import_unit_dot(std::span<const std::uint32_t> slots, std::uint64
     keys[i] = std::uint64_t{a} << 32 | b;
     sorted = sorted && (i == 0 || keys[i - 1] < keys[i]);
   }
-  if (!sorted) std::sort(keys.begin(), keys.end());
+  if (!sorted) support::sort_nearly_sorted(keys.begin(), keys.end(), std::less<>());
   std::vector<std::uint32_t>& sl = dot_slot_scratch_;
   sl.resize(slots.size());
   for (std::size_t i = 0; i < keys.size(); ++i) {
