@@ -98,9 +98,9 @@ inline void engine<D, O>::schedule() {
 
 // Warp-wide execution (engine_options::warp_wide): the lanes of warp w that have not exited (at
 // least two), all runnable at one instruction, run it in lane order, then the next, for at most
-// `budget` instructions (then it returns true: the warp can go on) and while
-// plan_warp_steps allows the instruction
-// (its fast form, or the generic path of an instruction that touches only the lane's registers).
+// `budget` instructions (then it returns true: the warp can go on) and while plan_warp_steps
+// allows the instruction (its fast form, or the generic path of an instruction that touches only
+// the lane's registers).
 // It stops, leaving each lane where it got to, at the first lane that cannot run it so (a fast
 // form that declines, a load that must wait for a write, an error); at a divergent branch; and at
 // any other instruction. The caller then runs each lane until it blocks, as round robin does.
@@ -109,10 +109,11 @@ inline void engine<D, O>::schedule() {
 //
 // Semantic choice: against round robin (each thread until it blocks), this reorders only the
 // accesses of different threads within one barrier interval (the lanes of a warp, and warps
-// taking turns in schedule()'s rounds), the ones no barrier or warp sync orders. Two such accesses to one byte, one a write, are a race, which the race context
-// reports under either order (FastTrack finds a race whatever the order of the accesses); with no
-// such pair, every load reads what it reads under round robin, so values, stores and outputs are
-// the same (VOLTA's confluence). What runs warp-wide has no other effect that order could show:
+// taking turns in schedule()'s rounds), the ones no barrier or warp sync orders. Two such
+// accesses to one byte, one a write, are a race, which the race context reports under either
+// order (FastTrack finds a race whatever the order of the accesses); with no such pair, every
+// load reads what it reads under round robin, so values, stores and outputs are the same
+// (VOLTA's confluence). What runs warp-wide has no other effect that order could show:
 // no atomics, barriers, collectives, clocks or errors (a lane that would fail is left for round
 // robin, which reports the same error at the same place; the lanes' steps before it are counted,
 // and check::run_cta runs a warp-wide run that stopped with an error or met a race again under
