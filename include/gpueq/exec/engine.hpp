@@ -129,12 +129,13 @@ struct engine_options {
   // waits, the first such load is the uninitialized-read error it always was. Off: the first
   // unwritten read stops the run at once.
   bool reads_wait_for_writes = true;
-  // Warp-wide execution under the round-robin schedule in thread order: while a warp's lanes are
-  // all runnable at one instruction that touches nothing but the lane's own registers and plain
-  // memory (its fast form; a data instruction, cvta or a parameter load on the generic path), the
-  // instruction runs for each lane in turn before the next one (exec/semantics/schedule.hpp,
-  // run_warp; check::run_cta runs a warp-wide run that met an error or a race again with this
-  // off). Off: each thread runs until it blocks.
+  // Warp-wide execution under the round-robin schedule in thread order: while a warp's lanes that
+  // have not exited are all runnable at one instruction that touches nothing but the lane's own
+  // registers and plain memory (its fast form; a data instruction, cvta or a parameter load on the
+  // generic path), the instruction runs for each lane in turn before the next one, the warps
+  // taking turns of warp_round instructions (exec/semantics/schedule.hpp, run_warp; check::run_cta
+  // runs a warp-wide run that met an error or a race again with this off). Off: each thread runs
+  // until it blocks.
   bool warp_wide = true;
 };
 
