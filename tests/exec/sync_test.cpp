@@ -207,8 +207,10 @@ TEST_CASE_TEMPLATE("the observer sees every access in schedule order; a float4 l
 
 TEST_CASE_TEMPLATE("warp-wide execution: a warp's lanes take each instruction in turn up to the barrier", D, DOMAINS) {
   // engine_options::warp_wide (the default): the two threads are lanes of one warp, converged, so
-  // each runs the load, then each the shared store; the barrier is no warp-wide instruction, and
-  // from it on each thread runs until it blocks, as round robin does. Same values, same steps.
+  // each runs the load, then each the shared store; the barrier is no warp-wide instruction: each
+  // thread runs it in its turn, and thread 1, which completes it, stops there, so the warp goes
+  // on warp-wide after it (round robin would run thread 1 on to its exit first). Same values,
+  // same steps.
   auto k = load(stage, "stage.ptx");
   exec::launch l = one_cta(2, {out_f32("y", 2), in_f32("x", 8)});
   fixture<D> f([](std::string_view, std::uint64_t) { return rat(1); });
@@ -226,7 +228,7 @@ TEST_CASE_TEMPLATE("warp-wide execution: a warp's lanes take each instruction in
   using exec::access_kind;
   const std::pair<std::uint32_t, std::string_view> want[] = {
       {0, "ld.global.v4.f32"}, {1, "ld.global.v4.f32"}, {0, "st.shared.f32"}, {1, "st.shared.f32"},
-      {1, "ld.shared.f32"},    {1, "st.global.f32"},    {0, "ld.shared.f32"}, {0, "st.global.f32"},
+      {0, "ld.shared.f32"},    {1, "ld.shared.f32"},    {0, "st.global.f32"}, {1, "st.global.f32"},
   };
   auto got = rec.accesses();
   REQUIRE(got.size() == std::size(want));
@@ -286,6 +288,27 @@ LOOP:
   add.s32 %r2, %r2, 1;
   setp.lt.u32 %p1, %r2, 400;
   @%p1 bra LOOP;
+  st.global.u32 [%rd3+256], %r2;
+  ret;
+}
+)";
+
+// A barrier between two stores: the thread that arrives last (63) completes it.
+constexpr std::string_view barrier_release_ptx = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry released(.param .u64 y_param)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [y_param];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r1;
+  bar.sync 0;
+  add.s32 %r2, %r1, 100;
   st.global.u32 [%rd3+256], %r2;
   ret;
 }
@@ -352,6 +375,30 @@ TEST_CASE_TEMPLATE("warp-wide execution: the warps take turns of warp_round inst
     const std::uint32_t warp = i / 32 % 2, lane = i % 32, second = i / 64;
     CHECK(got[i].thread == warp * 32 + lane);
     CHECK(got[i].offset == (second * 64 + warp * 32 + lane) * 4);
+  }
+}
+
+TEST_CASE_TEMPLATE("warp-wide execution: after a barrier's release the warps go on warp-wide", D, DOMAINS) {
+  auto k = load(barrier_release_ptx, "released.ptx");
+  exec::launch l = one_cta(64, {out_int("y", 128)});
+  fixture<D> f(small_integers(0));
+  recorder rec;
+  auto r = warp_wide_and_round_robin<D>(*k, l, f, rec);
+  for (std::uint32_t t = 0; t < 64; ++t) {
+    CAPTURE(t);
+    REQUIRE(r.out["y"][t].has_value());
+    CHECK(f.at(*r.out["y"][t], l) == t);
+    REQUIRE(r.out["y"][64 + t].has_value());
+    CHECK(f.at(*r.out["y"][64 + t], l) == 100 + t);
+  }
+  // Both intervals in thread order. Round robin (and the pass before this change) ran thread 63,
+  // which completed the barrier, on through its second store first: 63, 0, 1, ..., 62.
+  auto got = rec.accesses();
+  REQUIRE(got.size() == 128);
+  for (std::uint32_t i = 0; i < 128; ++i) {
+    CAPTURE(i);
+    CHECK(got[i].thread == i % 64);
+    CHECK(got[i].offset == i * 4);
   }
 }
 

@@ -182,7 +182,8 @@ class engine {
       return f.error;
     }
   }
-  // Whether some lane ran an instruction warp-wide (engine_options::warp_wide). Such a run that
+  // Whether some lane ran an instruction warp-wide (engine_options::warp_wide), or a per-thread
+  // pass broke off at a barrier's release to go warp-wide again (schedule). Such a run that
   // stopped with an error, or whose observer found a race, reports round robin's error but may
   // have counted more steps and shown the observer other events first: check::run_cta runs it
   // again under round robin.
@@ -377,7 +378,7 @@ class engine {
         }
       }
       generic_step(t, p_.code[pc], pc);
-      if (status_[t] != status::runnable) return;
+      if (status_[t] != status::runnable || barrier_released_) return;
       pc = pc_[t];
     }
   }
@@ -811,7 +812,11 @@ class engine {
   bool fast_forms_ = false;           // run the program's fast forms
   bool warp_wide_ = false;            // engine_options::warp_wide, where the schedule allows it
   std::vector<std::uint8_t> warp_steps_;  // per instruction: warp_step bits (plan_warp_steps)
-  bool warp_steps_taken_ = false;         // some lane ran an instruction in run_warp
+  bool warp_steps_taken_ = false;         // some lane ran an instruction in run_warp, or a pass
+                                          // broke off at a barrier's release (schedule)
+  bool break_at_release_ = false;         // schedule's per-thread pass breaks off at a barrier's release
+  bool barrier_released_ = false;         // ... and one was released (try_complete)
+  std::uint32_t resume_from_ = 0;         // the thread the next per-thread pass starts with
   std::uint64_t next_check_ = 0;      // the step count at which checks() runs next
   std::vector<fast_window> windows_;       // per region
   std::vector<std::uint32_t> hint_;   // per instruction: the region it last accessed, or ~0u

@@ -114,6 +114,7 @@ inline void engine<D, O>::try_complete(barrier_key key) {
     ++pc_[t];
   }
   red_value_.clear();
+  barrier_released_ = break_at_release_;  // schedule goes back to warp-wide rounds
 }
 
 template <value_domain D, observer O>

@@ -21,6 +21,7 @@ template <value_domain D, observer O>
 inline void engine<D, O>::schedule() {
   for (;;) {
     bool moved = false;
+    bool resumed = false;  // the per-thread pass started past thread 0 (see below)
     // A load that waited ran one step and changed nothing: it is not progress.
     const std::uint64_t steps_before = stats_.steps;
     waits_this_pass_ = 0;
@@ -53,20 +54,43 @@ inline void engine<D, O>::schedule() {
       // Warp-wide first (run_warp): in rounds, each warp up to warp_round instructions in turn while
       // some warp can go on, so that the warps of a CTA move through a loop together and what one
       // warp loads (a row of an input, its memory's bookkeeping) is still in cache for the next.
-      if (warp_wide_ && hold_ == hold_phase::off)
+      // The pass that follows runs each thread until it blocks, except that it breaks off when a
+      // barrier generation completes: the thread that completed it stops right after its barrier
+      // instruction (barrier_released_), the warps the barrier released are converged, and the
+      // next pass runs them warp-wide in its rounds instead of thread by thread up to the next
+      // barrier. (Without this, in every barrier interval the thread that arrived last and the
+      // threads after it in the pass ran the whole interval one by one.) That next pass then
+      // resumes its threads where this one broke off (resume_from_: that thread first, then the
+      // ones after it), so the instructions that never run warp-wide (atomics, barriers,
+      // mbarrier arrivals and waits, collectives) keep round robin's order, and only data
+      // instructions move, as in the rounds: only unordered accesses of different threads.
+      const bool rounds = warp_wide_ && hold_ == hold_phase::off;
+      if (rounds)
         for (bool again = true; again;) {
           again = false;
           for (std::uint32_t w = 0; w < warps_; ++w) again = run_warp(w, warp_round) || again;
         }
-      for (std::uint32_t t = 0; t < n_; ++t) {
+      break_at_release_ = rounds;
+      barrier_released_ = false;
+      std::uint32_t t = rounds ? resume_from_ : 0;
+      resumed = t != 0;
+      resume_from_ = 0;
+      for (; t < n_; ++t) {
         if (status_[t] == status::runnable) {
           run_thread(t);
           moved = true;
+          if (barrier_released_) {
+            warp_steps_taken_ = true;  // not round robin's order any more (went_warp_wide)
+            resume_from_ = t;
+            break;
+          }
         }
       }
+      break_at_release_ = barrier_released_ = false;
     }
     if (live_ == 0) break;
     moved = moved && stats_.steps - steps_before > waits_this_pass_;
+    if (!moved && resumed) continue;  // the threads before it have their turn in a whole pass
     if (!moved && hold_ == hold_phase::holding) {  // nothing else can move: the held threads go on
       release_hold();
       continue;
