@@ -232,6 +232,48 @@ TEST_CASE("dot: import from a fork keeps the ids both stores share and maps the 
   CHECK(term::to_string(s, osi) == term::to_string(fork, only_shared));
 }
 
+TEST_CASE("dot: import_all gives each root the term import gives, with the lookups on two threads") {
+  // A multi-worker check's import (store::import_all): a fork makes its inputs in its own order
+  // after the fork, and builds long unit dots, one the origin has too, one it does not, under a
+  // larger term, beside a short sum and an input alone.
+  term::store s;
+  term::store w(s);
+  for (std::uint32_t i = 0; i < 40; ++i) (void)s.input("a", {i}), (void)s.input("b", {i});
+  term_id in_both = s.sum_of(products(s, 40));
+  for (std::uint32_t i = 50; i-- > 0;) (void)w.input(i % 3 ? "b" : "a", {i}), (void)w.input(i % 3 ? "a" : "b", {i});
+  const term_id x = w.input("x", {0});
+  std::vector<term_id> roots = {
+      w.sum_of(products(w, 40)),                                 // in_both
+      w.add(w.sum_of(products(w, 30, 20)), x),                   // a dot s lacks, in a sum
+      w.exp(w.sum_of(products(w, 25, 10))),                      // another, under exp
+      w.sum_of(products(w, 3)),                                  // short: an add
+      w.input("a", {45}),                                        // a leaf only the fork has
+      w.sum_of(products(w, 40)),                                 // a root twice
+  };
+  REQUIRE(w.kind_of(roots[0]) == term::kind::dot);
+  const std::vector<term_id> from_w = roots;
+  std::vector<term_id> memo;
+  s.import_all(w, roots, memo, 2);
+  CHECK(roots[0] == in_both);
+  CHECK(roots[5] == in_both);
+  // The same terms as building them here (hash-consing finds them again) ...
+  CHECK(roots[1] == s.add(s.sum_of(products(s, 30, 20)), s.input("x", {0})));
+  CHECK(roots[2] == s.exp(s.sum_of(products(s, 25, 10))));
+  CHECK(roots[3] == s.sum_of(products(s, 3)));
+  CHECK(roots[4] == s.input("a", {45}));
+  // ... and as import one by one, with a memo of its own.
+  std::vector<term_id> one_by_one;
+  for (std::size_t i = 0; i < roots.size(); ++i) {
+    CAPTURE(i);
+    CHECK(s.import(w, from_w[i], one_by_one) == roots[i]);
+    CHECK(term::to_string(s, roots[i]) == term::to_string(w, from_w[i]));
+  }
+  // Nothing to import: the roots stay.
+  std::vector<term_id> none;
+  s.import_all(w, std::span<term_id>(none), memo, 2);
+  CHECK(none.empty());
+}
+
 TEST_CASE("dot: normal forms read its products in every position a dot can take") {
   // The normal forms fold each product of a dot into one term of the accumulator that reads it
   // (no term is made for it): at the root, as an entry of a sum, under exp, as a factor, with

@@ -237,10 +237,33 @@ inline std::vector<side_report> run_sides(term::store& s, std::span<const prepar
     if (again) run_ctas(sides, ctas, threads, run_job);
   }
 
+  // The other workers' outputs (and the assumptions of their paths) into s, each worker's at once
+  // (store::import_all: the lookups of a GEMM's long dots on all threads, which would otherwise
+  // wait for one thread to import them).
+  for (unsigned w = 1; w < threads; ++w) {
+    std::vector<term::term_id*> places;
+    for (std::size_t si = 0; si < sides.size(); ++si)
+      for (std::uint32_t ci = 0; ci < results[si].size(); ++ci) {
+        job_result& jr = results[si][ci];
+        if (!jr.ran || jr.worker != w) continue;
+        for (auto& written : jr.run.written)
+          for (auto& [i, v] : written) places.push_back(&v);
+        if (paths)
+          for (auto& a : paths->runs[si][ci].assumed) {
+            places.push_back(&a.a);
+            places.push_back(&a.b);
+          }
+      }
+    std::vector<term::term_id> roots(places.size());
+    for (std::size_t i = 0; i < places.size(); ++i) roots[i] = *places[i];
+    std::vector<term::term_id> memo;
+    s.import_all(workers[w]->store, roots, memo, threads);
+    for (std::size_t i = 0; i < places.size(); ++i) *places[i] = roots[i];
+  }
+
   // Collect, side by side, in grid order.
   std::vector<side_report> reports;
   outs.assign(sides.size(), {});
-  std::vector<std::vector<term::term_id>> memo(threads);
   for (std::size_t si = 0; si < sides.size(); ++si) {
     const prepared_kernel& k = *sides[si];
     side_report r;
@@ -276,15 +299,6 @@ inline std::vector<side_report> run_sides(term::store& s, std::span<const prepar
         r.race_info = jr.info;  // a copy: the inter-CTA pass below reads it too
       }
       if (options.check_races) grid.add(static_cast<std::int32_t>(ci), k.ctas[ci], jr.footprint, jr.info);
-      if (jr.worker != 0) {
-        for (auto& written : jr.run.written)
-          for (auto& [i, v] : written) v = s.import(workers[jr.worker]->store, v, memo[jr.worker]);
-        if (paths)
-          for (auto& a : paths->runs[si][ci].assumed) {
-            a.a = s.import(workers[jr.worker]->store, a.a, memo[jr.worker]);
-            a.b = s.import(workers[jr.worker]->store, a.b, memo[jr.worker]);
-          }
-      }
       collect.add(ci, std::move(jr.run), [](term::term_id a, term::term_id b) { return a == b; }, combine);
     }
     inputs.end_run();

@@ -240,6 +240,10 @@ class store {
   // A fork of this store (`from` copied from it) shares its ids, constants and tensor names up to
   // the fork point: those need no mapping, and a dot over such factors keeps its entry order.
   term_id import(const store& from, term_id t, std::vector<term_id>& memo);
+  // import of each of `roots` (replaced by its term here), with the lookups of the long unit dots
+  // among them and of their inputs on `threads` threads: what a multi-worker check imports after
+  // its runs (term/store_import.hpp). Same terms as import one by one.
+  void import_all(const store& from, std::span<term_id> roots, std::vector<term_id>& memo, unsigned threads);
 
   // Room for n more terms without growing the node array or rehashing the table.
   void reserve(std::size_t n) {
@@ -528,9 +532,12 @@ class store {
   }
 
  private:
-  // import's path for a unit dot (term/store_import.hpp).
+  // import's path for a unit dot, and its slots alone (term/store_import.hpp).
   template <class Map>
   term_id import_unit_dot(std::span<const std::uint32_t> slots, std::uint64_t hash, Map&& map);
+  template <class Map>
+  static bool unit_dot_slots(std::span<const std::uint32_t> slots, Map&& map, std::vector<std::uint64_t>& keys,
+                             std::vector<std::uint32_t>& out);
 
   struct key_view {
     kind k;
@@ -636,6 +643,13 @@ class store {
   }
 
   term_id make_leaf(kind k, std::uint32_t payload) { return make(k, payload, {}); }
+
+  // The node make would find, or no_term; reads only, so threads may look up at once while
+  // nothing is made (import_all).
+  term_id find(kind k, std::uint32_t payload, std::span<const std::uint32_t> s, std::uint64_t hash) const {
+    auto it = table_.find(key_view{k, payload, s, hash});
+    return it == table_.end() ? no_term : it->id;
+  }
 
   // `known_hash`: see dot().
   term_id make(kind k, std::uint32_t payload, std::span<const std::uint32_t> s,
