@@ -147,16 +147,21 @@ inline bool engine<D, O>::run_warp(std::uint32_t w, std::uint32_t budget) {
   const std::uint32_t first = w * warp_size, end = std::min(n_, (w + 1) * warp_size);
   // Lanes that exited do nothing and stay out; the others must all be runnable at one pc.
   const std::uint32_t size = static_cast<std::uint32_t>(p_.code.size());
+  std::uint32_t pc = ~0u;
+  bool converged = false;  // known without looking at the lanes: all runnable at pc
   for (;; --budget) {
     if (budget == 0) return true;
-    std::uint32_t pc = ~0u, live = 0;
-    for (std::uint32_t t = first; t < end; ++t) {
-      if (status_[t] == status::exited) continue;
-      if (status_[t] != status::runnable || (live && pc_[t] != pc)) return false;
-      pc = pc_[t];
-      ++live;
+    if (!converged) {
+      std::uint32_t live = 0;
+      for (std::uint32_t t = first; t < end; ++t) {
+        if (status_[t] == status::exited) continue;
+        if (status_[t] != status::runnable || (live && pc_[t] != pc)) return false;
+        pc = pc_[t];
+        ++live;
+      }
+      if (live < 2) return false;
     }
-    if (live < 2 || pc >= size) return false;
+    if (pc >= size) return false;
     const std::uint8_t how = warp_steps_[pc];
     if (how == warp_step::none) return false;
     // One dispatch on the form for the whole warp; the lanes run inside (warp_lanes).
@@ -168,15 +173,37 @@ inline bool engine<D, O>::run_warp(std::uint32_t w, std::uint32_t budget) {
 #undef GPUEQ_X
     }
     if (!all) return false;
+    // Every lane ran it and is still runnable (warp_lanes), and no lane exits warp-wide; after
+    // anything but a branch (which may diverge) they all stand at pc + 1.
+    converged = p_.fast[pc].op != fast_op::bra;
+#if GPUEQ_CHECK_INVARIANTS
+    for (std::uint32_t t = first; t < end && converged; ++t)
+      GPUEQ_INVARIANT(status_[t] == status::exited || (status_[t] == status::runnable && pc_[t] == pc + 1),
+                      "a warp-wide instruction other than a branch leaves its lanes at the next one");
+#endif
+    ++pc;
   }
 }
 
 template <value_domain D, observer O>
 template <fast_op Op>
 inline bool engine<D, O>::warp_lanes(std::uint32_t first, std::uint32_t end, std::uint32_t pc, std::uint8_t how) {
+  // The step count: each lane's step is counted before it runs, as round robin counts it; when no
+  // check falls due within this warp-instruction, counting all lanes at once is the same.
+  const bool no_checks = stats_.steps + (end - first) < next_check_;
+  std::uint32_t ran = 0;
+  struct count_steps {
+    std::uint64_t& steps;
+    const std::uint32_t& ran;
+    const bool on;
+    ~count_steps() {
+      if (on) steps += ran;
+    }
+  } counted{stats_.steps, ran, no_checks};
   for (std::uint32_t t = first; t < end; ++t) {
     if (status_[t] == status::exited) continue;
-    if (++stats_.steps >= next_check_) checks(t);
+    if (no_checks) ++ran;
+    else if (++stats_.steps >= next_check_) checks(t);
     bool executed = false;
     try {
       if (Op != fast_op::none && (how & warp_step::fast)) {
@@ -194,7 +221,8 @@ inline bool engine<D, O>::warp_lanes(std::uint32_t first, std::uint32_t end, std
     } catch (const run_failure&) {
     }
     if (!executed) {  // round robin runs it (and counts it) in its turn
-      --stats_.steps;
+      if (no_checks) --ran;
+      else --stats_.steps;
       return false;
     }
     warp_steps_taken_ = true;
