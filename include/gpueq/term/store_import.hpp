@@ -186,14 +186,18 @@ inline void store::import_all(const store& from, std::span<term_id> roots, std::
   //    scan of its nodes (reaching them through the dots' slots would read every slot once more
   //    on one thread). A leaf found here is the same term; one not found stays unmapped, and
   //    only the dots that need it make it (step 3's fallback), so nothing unreachable is made.
-  std::vector<std::uint32_t> tensors(from.tensor_names_.size());
-  for (std::uint32_t i = 0; i < tensors.size(); ++i) tensors[i] = i < shared_tensors ? i : tensor(from.tensor_names_[i]);
+  //    (A tensor this store has no name for has no leaf here either: nothing to look up.)
+  constexpr std::uint32_t no_tensor = ~0u;
+  std::vector<std::uint32_t> tensors(from.tensor_names_.size(), no_tensor);
+  for (std::uint32_t i = 0; i < tensors.size(); ++i)
+    if (i < shared_tensors) tensors[i] = i;
+    else if (auto it = tensor_index_.find(from.tensor_names_[i]); it != tensor_index_.end()) tensors[i] = it->second;
   constexpr std::size_t chunk = 4096;
   auto chunks = [](std::size_t n, std::size_t per) { return (n + per - 1) / per; };
   const std::size_t past_fork = from.size() - shared;
   support::parallel_for(threads, chunks(past_fork, chunk), [&](unsigned, std::size_t c) {
     for (term_id x = shared + static_cast<term_id>(c * chunk); x < shared + std::min(past_fork, (c + 1) * chunk); ++x)
-      if (const node& n = from.nodes_[x]; n.k == kind::input && memo[x] == no_term)
+      if (const node& n = from.nodes_[x]; n.k == kind::input && memo[x] == no_term && tensors[n.payload] != no_tensor)
         memo[x] = find(kind::input, tensors[n.payload], from.slots(x), n.hash);  // each x on one thread
   });
   // 3. The dots: ordered and looked up in parallel (each worker with its own buffers).
