@@ -329,6 +329,33 @@ outcome<D> warp_wide_and_round_robin(const kernel& k, const exec::launch& l, fix
   return r;
 }
 
+// Runs a kernel of 64 threads that stores y[t] = t, then y[64 + t] = second(t), warp-wide (and
+// under round robin: warp_wide_and_round_robin), and checks the values and that the stores came
+// in thread order, every first store before any second one: the i-th is thread i % 64's, to
+// element i.
+template <class D, class Second>
+void stores_in_thread_order(std::string_view ptx, std::string file, Second second) {
+  auto k = load(ptx, std::move(file));
+  exec::launch l = one_cta(64, {out_int("y", 128)});
+  fixture<D> f(small_integers(0));
+  recorder rec;
+  auto r = warp_wide_and_round_robin<D>(*k, l, f, rec);
+  for (std::uint32_t t = 0; t < 64; ++t) {
+    CAPTURE(t);
+    REQUIRE(r.out["y"][t].has_value());
+    CHECK(f.at(*r.out["y"][t], l) == t);
+    REQUIRE(r.out["y"][64 + t].has_value());
+    CHECK(f.at(*r.out["y"][64 + t], l) == second(t));
+  }
+  auto got = rec.accesses();
+  REQUIRE(got.size() == 128);
+  for (std::uint32_t i = 0; i < 128; ++i) {
+    CAPTURE(i);
+    CHECK(got[i].thread == i % 64);
+    CHECK(got[i].offset == i * 4);
+  }
+}
+
 }  // namespace
 
 TEST_CASE_TEMPLATE("warp-wide execution: lanes that exited stay out; the others go on warp-wide", D, DOMAINS) {
@@ -355,51 +382,14 @@ TEST_CASE_TEMPLATE("warp-wide execution: lanes that exited stay out; the others 
 }
 
 TEST_CASE_TEMPLATE("warp-wide execution: the warps take turns of warp_round instructions", D, DOMAINS) {
-  auto k = load(warp_turns_ptx, "turns.ptx");
-  exec::launch l = one_cta(64, {out_int("y", 128)});
-  fixture<D> f(small_integers(0));
-  recorder rec;
-  auto r = warp_wide_and_round_robin<D>(*k, l, f, rec);
-  for (std::uint32_t t = 0; t < 64; ++t) {
-    CAPTURE(t);
-    REQUIRE(r.out["y"][t].has_value());
-    CHECK(f.at(*r.out["y"][t], l) == t);
-    REQUIRE(r.out["y"][64 + t].has_value());
-    CHECK(f.at(*r.out["y"][64 + t], l) == 400);
-  }
   // The first stores of warp 0 (lanes in order), then of warp 1, then the second stores of each.
-  auto got = rec.accesses();
-  REQUIRE(got.size() == 128);
-  for (std::uint32_t i = 0; i < 128; ++i) {
-    CAPTURE(i);
-    const std::uint32_t warp = i / 32 % 2, lane = i % 32, second = i / 64;
-    CHECK(got[i].thread == warp * 32 + lane);
-    CHECK(got[i].offset == (second * 64 + warp * 32 + lane) * 4);
-  }
+  stores_in_thread_order<D>(warp_turns_ptx, "turns.ptx", [](std::uint32_t) { return 400; });
 }
 
 TEST_CASE_TEMPLATE("warp-wide execution: after a barrier's release the warps go on warp-wide", D, DOMAINS) {
-  auto k = load(barrier_release_ptx, "released.ptx");
-  exec::launch l = one_cta(64, {out_int("y", 128)});
-  fixture<D> f(small_integers(0));
-  recorder rec;
-  auto r = warp_wide_and_round_robin<D>(*k, l, f, rec);
-  for (std::uint32_t t = 0; t < 64; ++t) {
-    CAPTURE(t);
-    REQUIRE(r.out["y"][t].has_value());
-    CHECK(f.at(*r.out["y"][t], l) == t);
-    REQUIRE(r.out["y"][64 + t].has_value());
-    CHECK(f.at(*r.out["y"][64 + t], l) == 100 + t);
-  }
   // Both intervals in thread order. Round robin (and the pass before this change) ran thread 63,
   // which completed the barrier, on through its second store first: 63, 0, 1, ..., 62.
-  auto got = rec.accesses();
-  REQUIRE(got.size() == 128);
-  for (std::uint32_t i = 0; i < 128; ++i) {
-    CAPTURE(i);
-    CHECK(got[i].thread == i % 64);
-    CHECK(got[i].offset == i * 4);
-  }
+  stores_in_thread_order<D>(barrier_release_ptx, "released.ptx", [](std::uint32_t t) { return 100 + t; });
 }
 
 TEST_CASE("warp collectives are warp-barrier instances, one generation per collective and warp") {
