@@ -532,6 +532,17 @@ class store {
   }
 
  private:
+  // What store `from` has in common with this one by construction (import, import_all): the
+  // terms, constants and tensor names below these indices have the same ids in both. A fork of
+  // this store shares everything up to the fork; any store shares the constants 0, 1 and -1.
+  struct shared_prefix {
+    term_id terms;
+    std::uint32_t constants, tensors;
+  };
+  shared_prefix shared_with(const store& from) const {
+    if (from.fork_of_ == serial_) return {from.fork_terms_, from.fork_constants_, from.fork_tensors_};
+    return {0, minus_one_index + 1, 0};
+  }
   // import's path for a unit dot, and its slots alone (term/store_import.hpp).
   template <class Map>
   term_id import_unit_dot(std::span<const std::uint32_t> slots, std::uint64_t hash, Map&& map);

@@ -18,10 +18,8 @@ namespace gpueq::term {
 
 inline term_id store::import(const store& from, term_id t, std::vector<term_id>& memo) {
   if (&from == this) return t;
-  const bool forked = from.fork_of_ == serial_;
-  const term_id shared = forked ? from.fork_terms_ : 0;
-  const std::uint32_t shared_constants = forked ? from.fork_constants_ : minus_one_index + 1;
-  const std::uint32_t shared_tensors = forked ? from.fork_tensors_ : 0;
+  const shared_prefix common = shared_with(from);
+  const term_id shared = common.terms;
   if (t < shared) return t;
   if (memo.size() < from.size()) memo.resize(from.size(), no_term);
   if (memo[t] != no_term) return memo[t];
@@ -29,7 +27,7 @@ inline term_id store::import(const store& from, term_id t, std::vector<term_id>&
   std::vector<std::pair<term_id, bool>> work{{t, false}};
   std::vector<std::uint32_t> s;
   // 0, 1 and −1 have the same index in every store: most coefficients need no re-interning.
-  auto constant = [&](std::uint32_t i) { return i < shared_constants ? i : intern_constant(from.constants_[i]); };
+  auto constant = [&](std::uint32_t i) { return i < common.constants ? i : intern_constant(from.constants_[i]); };
   while (!work.empty()) {
     auto [x, expanded] = work.back();
     if (memo[x] != no_term) {
@@ -63,7 +61,7 @@ inline term_id store::import(const store& from, term_id t, std::vector<term_id>&
       // own, in canonical order already: found (or made) as they are, without a copy.
       auto entries = from.dot_entries(x);
       if (std::all_of(entries.begin(), entries.end(), [&](const dot_entry& e) {
-            return e.coefficient < shared_constants && e.x < shared && e.y < shared;
+            return e.coefficient < common.constants && e.x < shared && e.y < shared;
           })) {
         memo[x] = make(kind::dot, n.payload, from.slots(x), n.hash);
         continue;
@@ -79,7 +77,7 @@ inline term_id store::import(const store& from, term_id t, std::vector<term_id>&
     std::uint32_t payload = n.payload;
     switch (n.k) {
       case kind::constant: payload = constant(payload); break;
-      case kind::input: payload = payload < shared_tensors ? payload : tensor(from.tensor_names_[payload]); break;
+      case kind::input: payload = payload < common.tensors ? payload : tensor(from.tensor_names_[payload]); break;
       case kind::add:
         payload = constant(payload);
         for (std::size_t i = 0; i < s.size(); i += 2) {
@@ -152,9 +150,8 @@ bool store::unit_dot_slots(std::span<const std::uint32_t> slots, Map&& map, std:
 inline void store::import_all(const store& from, std::span<term_id> roots, std::vector<term_id>& memo,
                               unsigned threads) {
   if (&from == this) return;
-  const bool forked = from.fork_of_ == serial_;
-  const term_id shared = forked ? from.fork_terms_ : 0;
-  const std::uint32_t shared_tensors = forked ? from.fork_tensors_ : 0;
+  const shared_prefix common = shared_with(from);
+  const term_id shared = common.terms;
   if (memo.size() < from.size()) memo.resize(from.size(), no_term);
   auto open = [&](term_id x) { return x >= shared && memo[x] == no_term; };
   auto long_unit_dot = [&](term_id x) {
@@ -190,7 +187,7 @@ inline void store::import_all(const store& from, std::span<term_id> roots, std::
   constexpr std::uint32_t no_tensor = ~0u;
   std::vector<std::uint32_t> tensors(from.tensor_names_.size(), no_tensor);
   for (std::uint32_t i = 0; i < tensors.size(); ++i)
-    if (i < shared_tensors) tensors[i] = i;
+    if (i < common.tensors) tensors[i] = i;
     else if (auto it = tensor_index_.find(from.tensor_names_[i]); it != tensor_index_.end()) tensors[i] = it->second;
   constexpr std::size_t chunk = 4096;
   auto chunks = [](std::size_t n, std::size_t per) { return (n + per - 1) / per; };
