@@ -13,12 +13,15 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 using namespace exec_test;
@@ -77,13 +80,14 @@ struct observed {
 };
 
 template <class D>
-observed run_mode(const kernel& k, const exec::launch& l, D& d, bool fast, exec::engine_options options = {}) {
+observed run_mode(const kernel& k, const exec::launch& l, D& d, bool fast, exec::engine_options options = {},
+                  bool warp_wide = false) {
   observed o;
   event_log log;
   options.fast_forms = fast;
-  // Both paths under one schedule, each thread until it blocks: warp-wide execution reorders the
-  // lanes' events (tests/check/fast_forms_corpus_test.cpp holds it to round robin's results).
-  options.warp_wide = false;
+  // The two paths under one schedule, each thread until it blocks; warp-wide execution (the
+  // default schedule) reorders the lanes' events, and same_both_ways compares it separately.
+  options.warp_wide = warp_wide;
   exec::engine<D, event_log> e(k.program, l, d, log, std::move(options));
   if (auto err = e.run())
     o.error = std::string(exec::name(err->kind)) + " t" + std::to_string(err->thread) + " i" +
@@ -124,7 +128,11 @@ struct symbolic_box {
 };
 
 // Runs the kernel with and without fast forms (each in a fresh Box) and checks that the runs
-// agree; returns the fast run.
+// agree; then warp-wide, with fast forms (the default), which must agree with them on the error,
+// and, when the run completes, on the step count, every output cell and the events taken as a
+// multiset (warp-wide execution reorders only the lanes' unordered accesses; a run that stops with
+// an error may have counted other lanes' steps first, and check::run_cta runs it again under round
+// robin). Returns the fast run.
 template <class Box>
 observed same_both_ways(const kernel& k, const exec::launch& l, exec::engine_options options = {}) {
   Box b1, b2;
@@ -141,6 +149,21 @@ observed same_both_ways(const kernel& k, const exec::launch& l, exec::engine_opt
   };
   CHECK(first_difference(fast.cells, slow.cells) == "none");
   CHECK(first_difference(fast.events, slow.events) == "none");
+  Box b3;
+  observed warp = run_mode(k, l, b3.d, true, options, true);
+  CHECK(warp.error == fast.error);
+  if (fast.error.empty() && warp.error.empty()) {
+    CHECK(warp.steps == fast.steps);
+    // Symbolically, the lanes' terms are made in another order, so the cells and events (which
+    // show term numbers) differ in their numbers; tests/check/fast_forms_corpus_test.cpp compares
+    // those runs' outputs as terms of one store.
+    if constexpr (!std::is_same_v<Box, float32_box>) return fast;
+    CHECK(first_difference(warp.cells, fast.cells) == "none");
+    std::sort(warp.events.begin(), warp.events.end());
+    std::vector<std::string> in_order = fast.events;
+    std::sort(in_order.begin(), in_order.end());
+    CHECK(first_difference(warp.events, in_order) == "none");
+  }
   return fast;
 }
 
@@ -517,22 +540,121 @@ $L_done:)",
               4, false);
 }
 
+// Warp-wide execution's warp forms (engine::warp_fast: loads, f32 arithmetic, the integer ALU
+// run for a warp's lanes at once) on straight-line code they take whole, and on lanes they hand
+// back to the fast forms one by one: in each warp, lanes 0..15 read a word stored whole and lanes
+// 16..31 a word stored as four bytes (pieces); every lane sign-extends a byte stored whole
+// (ld.s8); groups of four lanes read one input element, made on the first lane's read. The
+// results are checked against values computed here, and against round robin (same_both_ways).
+// PTX checked with ptxas -arch=sm_80.
+constexpr std::string_view warp_forms_kernel = R"(
+.visible .entry warp_loads(.param .u64 x_param, .param .u64 y_param, .param .u64 o_param)
+{
+  .reg .b32 %r<24>;
+  .reg .f32 %f<8>;
+  .reg .b64 %rd<16>;
+  .shared .align 4 .b8 buf[512];
+  ld.param.u64 %rd1, [x_param];
+  ld.param.u64 %rd2, [y_param];
+  ld.param.u64 %rd3, [o_param];
+  cvta.to.global.u64 %rd4, %rd1;
+  cvta.to.global.u64 %rd5, %rd2;
+  cvta.to.global.u64 %rd6, %rd3;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, buf;
+  shl.b32 %r3, %r1, 2;
+  add.s32 %r4, %r2, %r3;
+  st.shared.u32 [%r4], %r1;
+  sub.s32 %r5, -1, %r1;
+  st.shared.u8 [%r4+256], %r5;
+  st.shared.u8 [%r4+257], %r5;
+  st.shared.u8 [%r4+258], %r5;
+  st.shared.u8 [%r4+259], %r5;
+  bar.sync 0;
+  and.b32 %r6, %r1, 16;
+  shl.b32 %r7, %r6, 4;
+  xor.b32 %r8, %r3, 4;
+  add.s32 %r9, %r8, %r7;
+  add.s32 %r10, %r2, %r9;
+  ld.shared.u32 %r11, [%r10];
+  add.s32 %r12, %r2, %r8;
+  ld.shared.s8 %r13, [%r12+257];
+  shr.u32 %r14, %r1, 2;
+  mul.wide.u32 %rd7, %r14, 4;
+  add.s64 %rd8, %rd4, %rd7;
+  ld.global.f32 %f1, [%rd8];
+  mul.wide.u32 %rd9, %r1, 4;
+  add.s64 %rd10, %rd4, %rd9;
+  ld.global.f32 %f2, [%rd10+256];
+  fma.rn.f32 %f3, %f1, %f2, %f1;
+  add.f32 %f4, %f3, %f2;
+  mul.f32 %f5, %f4, %f1;
+  sub.f32 %f6, %f5, %f2;
+  add.s64 %rd11, %rd5, %rd9;
+  st.global.f32 [%rd11], %f6;
+  mul.wide.u32 %rd12, %r1, 8;
+  add.s64 %rd13, %rd6, %rd12;
+  st.global.u32 [%rd13], %r11;
+  st.global.u32 [%rd13+4], %r13;
+  ret;
+}
+)";
+
+TEST_CASE("fast forms: the warp forms agree with the fast forms lane by lane, and with values computed here") {
+  auto l = one_cta(64, {in_f32("x", 128), out_f32("y", 64), out_int("o", 128)});
+  auto k = load(warp_forms_kernel);
+  CHECK(fast_op_at(*k, warp_forms_kernel, "ld.shared.u32") == exec::fast_op::ld);
+  CHECK(fast_op_at(*k, warp_forms_kernel, "ld.shared.s8") == exec::fast_op::ld);
+  CHECK(fast_op_at(*k, warp_forms_kernel, "fma.rn.f32") == exec::fast_op::f32_arith);
+  CHECK(fast_op_at(*k, warp_forms_kernel, "sub.f32") == exec::fast_op::f32_arith);
+  observed r = same_both_ways<float32_box>(*k, l);
+  REQUIRE(r.error.empty());
+  same_both_ways<symbolic_box>(*k, l);
+  // Warp-wide did run: the accesses come in another order than round robin's.
+  float32_box b1, b2;
+  CHECK(run_mode(*k, l, b1.d, true, {}, true).events != run_mode(*k, l, b2.d, true, {}, false).events);
+  // The values, warp-wide (the default options).
+  float32_box b;
+  auto ints = cells(*k, l, b.d, 2);
+  auto floats = cells(*k, l, b.d, 1);
+  REQUIRE(ints.size() == 128);
+  REQUIRE(floats.size() == 64);
+  static const std::uint64_t shape[] = {128};
+  auto input = [](std::uint64_t e) {
+    return static_cast<float>(float32_values(exec::input_ref{0, "x", e, shape, exec::rkind::f32}));
+  };
+  for (std::uint32_t t = 0; t < 64; ++t) {
+    INFO("thread " << t);
+    const std::uint32_t n = t ^ 1, byte = (255 - n) & 0xff;
+    REQUIRE(ints[2 * t]);
+    REQUIRE(ints[2 * t + 1]);
+    CHECK((ints[2 * t]->bits & 0xffffffffu) == ((t & 16) ? byte * 0x01010101u : n));
+    CHECK((ints[2 * t + 1]->bits & 0xffffffffu) == static_cast<std::uint32_t>(-1 - static_cast<std::int32_t>(n)));
+    const float x1 = input(t / 4), x2 = input(64 + t);
+    const float a = std::fma(x1, x2, x1), b = a + x2, c = b * x1, want = c - x2;
+    REQUIRE(floats[t]);
+    const float got = static_cast<float>(floats[t]->r);
+    if (std::isnan(want)) CHECK(std::isnan(got));
+    else CHECK(std::bit_cast<std::uint32_t>(got) == std::bit_cast<std::uint32_t>(want));
+  }
+}
+
 TEST_CASE("fast forms: the step limit and the progress callback fire at the same steps") {
   auto k = load(integer_kernel("mov.u64 %rd30, %rd24;"));
   auto l = one_cta(64, {out_int("out", 1024, 8)});
-  for (bool fast : {true, false}) {
-    INFO("fast forms " << fast);
+  for (auto [fast, warp_wide] : {std::pair{true, false}, std::pair{false, false}, std::pair{true, true}}) {
+    INFO("fast forms " << fast << ", warp-wide " << warp_wide);
     exec::engine_options o;
     o.max_steps = 1000;
     exec::float32_domain d([](const exec::input_ref&) { return 0.0; });
-    observed r = run_mode(*k, l, d, fast, o);
+    observed r = run_mode(*k, l, d, fast, o, warp_wide);
     CHECK(r.steps == 1001);
     CHECK(r.error.find("more than 1000 thread-instructions") != std::string::npos);
     std::vector<std::uint64_t> calls;
     exec::engine_options p;
     p.progress = [&](std::uint64_t n) { calls.push_back(n); };
     p.progress_every = 97;
-    observed full = run_mode(*k, l, d, fast, p);
+    observed full = run_mode(*k, l, d, fast, p, warp_wide);
     REQUIRE(full.error.empty());
     REQUIRE(calls.size() == full.steps / 97);
     for (std::size_t i = 0; i < calls.size(); ++i) CHECK(calls[i] == 97 * (i + 1));

@@ -307,6 +307,12 @@ class engine {
   // lane ran it (see run_warp).
   template <fast_op Op>
   bool warp_lanes(std::uint32_t first, std::uint32_t end, std::uint32_t pc, std::uint8_t how);
+  // The warp forms of some fast forms (semantics/dispatch.hpp): instruction pc for the lanes
+  // [first, end) of one warp at once, in lane order, up to the first lane the form cannot take
+  // (returned; `end` when all ran), each lane run as its fast form runs it, its pc advanced and
+  // counted in `ran`. The lanes from the returned one on are untouched.
+  template <fast_op Op>
+  std::uint32_t warp_fast(std::uint32_t first, std::uint32_t end, std::uint32_t pc, std::uint32_t& ran);
   void plan_warp_steps();
   struct warp_step {  // per instruction: how run_warp may run it (bits)
     static constexpr std::uint8_t none = 0, fast = 1, generic = 2;
@@ -489,9 +495,11 @@ class engine {
     value& operator[](std::uint32_t r) const { return lane[std::size_t{r} * warp_size]; }
   };
   lane_regs lane_of(std::uint32_t t) {
-    return {regs_.data() + std::size_t{t / warp_size} * nregs_ * warp_size + t % warp_size};
+    return {warp_regs(t) + t % warp_size};
   }
   value& reg(std::uint32_t t, std::uint32_t r) { return lane_of(t)[r]; }
+  // The registers of the warp that thread t belongs to: register r of its lane l at [r * warp_size + l].
+  value* warp_regs(std::uint32_t t) { return regs_.data() + std::size_t{t / warp_size} * nregs_ * warp_size; }
   std::uint64_t special(std::uint32_t t, special_reg s) const;
   std::uint64_t symbol_address(std::uint32_t t, std::uint32_t sym, std::uint64_t offset);
   std::uint32_t symbol_provenance(std::uint32_t sym) const {
@@ -589,6 +597,9 @@ class engine {
   void float_op(std::uint32_t t, const xinstr& x);
   void lifted(std::uint32_t t, const xinstr& x);
   [[gnu::always_inline]] bool fast_float(std::uint32_t t, lane_regs regs, const fast_form& f);
+  std::uint32_t warp_float(std::uint32_t first, std::uint32_t end, std::uint32_t pc, std::uint32_t& ran);
+  template <aop A>
+  std::uint32_t warp_float_lanes(std::uint32_t first, std::uint32_t end, std::uint32_t pc, std::uint32_t& ran);
   bool fast_float_mixed(std::uint32_t t, lane_regs regs, const fast_form& f);
   [[gnu::always_inline]] void fast_float_finish(std::uint32_t t, lane_regs regs, const fast_form& f, real* args);
   // integer.hpp
@@ -598,6 +609,8 @@ class engine {
   // from f.
   template <fast_op Op = fast_op::none>
   [[gnu::always_inline]] bool fast_integer(lane_regs regs, const fast_form& f);
+  template <fast_op Op>
+  std::uint32_t warp_integer(std::uint32_t first, std::uint32_t end, std::uint32_t pc, std::uint32_t& ran);
   // memory.hpp
   struct place {
     region<real>* r;
@@ -630,6 +643,16 @@ class engine {
   [[gnu::always_inline]] place locate_fast(std::uint32_t t, std::uint32_t pc, ptx::state_space space, address_value a,
                                            std::uint32_t width);
   bool fast_load(std::uint32_t t, lane_regs regs, const fast_form& f, std::uint32_t pc);
+  // The fast load's warp form (memory.hpp): prepare returns the lane up to which the lanes are
+  // ready (their stored values found), warp_load runs those.
+  struct warp_load_plan {
+    region<real>* r = nullptr;
+    std::uint32_t index = 0;
+    std::uint64_t at[warp_size];
+    std::uint32_t slots[warp_size][4];
+  };
+  std::uint32_t warp_load_prepare(std::uint32_t first, std::uint32_t end, std::uint32_t pc, warp_load_plan& plan);
+  std::uint32_t warp_load(std::uint32_t first, std::uint32_t end, std::uint32_t pc, std::uint32_t& ran);
   bool fast_store(std::uint32_t t, lane_regs regs, const fast_form& f, std::uint32_t pc);
   // atomic.hpp
   void atomic(std::uint32_t t, const xinstr& x, std::uint32_t pc);

@@ -203,6 +203,17 @@ inline std::uint32_t engine<D, O>::fast_step(std::uint32_t t, std::uint32_t pc) 
   }
   return no_fast;
 }
+template <value_domain D, observer O>
+template <fast_op Op>
+inline std::uint32_t engine<D, O>::warp_fast(std::uint32_t first, std::uint32_t end, std::uint32_t pc,
+    std::uint32_t& ran) {
+  constexpr bool integer = Op >= fast_op::int_add && Op <= fast_op::setp_int;  // fast_integer's forms
+  if constexpr (Op == fast_op::ld) return warp_load(first, end, pc, ran);
+  else if constexpr (Op == fast_op::f32_arith) return warp_float(first, end, pc, ran);
+  else if constexpr (integer) return warp_integer<Op>(first, end, pc, ran);
+  else return first;
+}
+
 }  // namespace gpueq::exec
 
 #if defined(__GNUC__) && !defined(__clang__)

@@ -138,6 +138,54 @@ inline void engine<D, O>::fast_float_finish(std::uint32_t t, lane_regs regs, con
   regs[f.dst[0]] = value::of_real(std::move(r), rkind::f32);
 }
 
+// fast_float's warp form (warp_fast) for plain add, sub, mul and fma on f32 registers in the
+// float32 domain: what fast_float_finish computes, without its per-lane dispatch. A lane whose
+// sources are not all float values, or whose result is a NaN (whose payload arith picks), stops it;
+// fast_float takes that lane.
+template <value_domain D, observer O>
+inline std::uint32_t engine<D, O>::warp_float(std::uint32_t first, std::uint32_t end, std::uint32_t pc,
+    std::uint32_t& ran) {
+  if constexpr (requires { D::template f32_plain<aop::add>(0.0, 0.0, 0.0); }) {
+    const fast_form& f = p_.fast[pc];
+    if (f.op != fast_op::f32_arith || f.guarded || f.imm || !f.plain) return first;
+    switch (f.arith) {
+      case aop::add: return warp_float_lanes<aop::add>(first, end, pc, ran);
+      case aop::sub: return warp_float_lanes<aop::sub>(first, end, pc, ran);
+      case aop::mul: return warp_float_lanes<aop::mul>(first, end, pc, ran);
+      case aop::fma: return warp_float_lanes<aop::fma>(first, end, pc, ran);
+      default: return first;
+    }
+  }
+  return first;
+}
+
+template <value_domain D, observer O>
+template <aop A>
+inline std::uint32_t engine<D, O>::warp_float_lanes(std::uint32_t first, std::uint32_t end, std::uint32_t pc,
+    std::uint32_t& ran) {
+  if constexpr (requires { D::template f32_plain<A>(0.0, 0.0, 0.0); }) {
+    const fast_form& f = p_.fast[pc];
+    value* regs = warp_regs(first);
+    const value* a = regs + std::size_t{f.src[0]} * warp_size;
+    const value* b = regs + std::size_t{f.src[1]} * warp_size;
+    const value* c = A == aop::fma ? regs + std::size_t{f.src[2]} * warp_size : a;
+    value* d = regs + std::size_t{f.dst[0]} * warp_size;
+    std::uint32_t t = first;
+    for (; t < end; ++t) {
+      if (status_[t] == status::exited) continue;
+      const std::uint32_t l = t - first;
+      if (a[l].t != value::tag::real || b[l].t != value::tag::real || c[l].t != value::tag::real) break;
+      const double r = D::template f32_plain<A>(a[l].r, b[l].r, A == aop::fma ? c[l].r : 0.0);
+      if (std::isnan(r)) break;
+      d[l] = value::of_real(r, rkind::f32);
+      pc_[t] = pc + 1;
+      ++ran;
+    }
+    return t;
+  }
+  return first;
+}
+
 }  // namespace gpueq::exec
 
 #if defined(__GNUC__) && !defined(__clang__)

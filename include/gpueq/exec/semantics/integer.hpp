@@ -291,6 +291,25 @@ inline bool engine<D, O>::fast_integer(lane_regs regs, const fast_form& f) {
   return true;
 }
 
+// fast_integer's warp form (warp_fast): the form read once for the warp, each lane's registers
+// at their place in the warp's. fast_integer changes nothing when it declines.
+template <value_domain D, observer O>
+template <fast_op Op>
+inline std::uint32_t engine<D, O>::warp_integer(std::uint32_t first, std::uint32_t end, std::uint32_t pc,
+    std::uint32_t& ran) {
+  const fast_form f = p_.fast[pc];  // a copy: no register write can change it
+  if (f.guarded) return first;
+  value* regs = warp_regs(first);
+  std::uint32_t t = first;
+  for (; t < end; ++t) {
+    if (status_[t] == status::exited) continue;
+    if (!fast_integer<Op>(lane_regs{regs + (t - first)}, f)) break;
+    pc_[t] = pc + 1;
+    ++ran;
+  }
+  return t;
+}
+
 }  // namespace gpueq::exec
 
 #if defined(__GNUC__) && !defined(__clang__)

@@ -200,7 +200,11 @@ inline bool engine<D, O>::warp_lanes(std::uint32_t first, std::uint32_t end, std
       if (on) steps += ran;
     }
   } counted{stats_.steps, ran, no_checks};
-  for (std::uint32_t t = first; t < end; ++t) {
+  // Warp forms (warp_fast): the lanes before `from` ran at once; the others go one by one.
+  std::uint32_t from = first;
+  if (no_checks && (how & warp_step::fast)) from = warp_fast<Op>(first, end, pc, ran);
+  if (from > first) warp_steps_taken_ = true;
+  for (std::uint32_t t = from; t < end; ++t) {
     if (status_[t] == status::exited) continue;
     if (no_checks) ++ran;
     else if (++stats_.steps >= next_check_) checks(t);
