@@ -631,7 +631,7 @@ TEST_CASE("fast forms: the warp forms agree with the fast forms lane by lane, an
     CHECK((ints[2 * t]->bits & 0xffffffffu) == ((t & 16) ? byte * 0x01010101u : n));
     CHECK((ints[2 * t + 1]->bits & 0xffffffffu) == static_cast<std::uint32_t>(-1 - static_cast<std::int32_t>(n)));
     const float x1 = input(t / 4), x2 = input(64 + t);
-    const float a = std::fma(x1, x2, x1), b = a + x2, c = b * x1, want = c - x2;
+    const float p = std::fma(x1, x2, x1), q = p + x2, s = q * x1, want = s - x2;
     REQUIRE(floats[t]);
     const float got = static_cast<float>(floats[t]->r);
     if (std::isnan(want)) CHECK(std::isnan(got));

@@ -35,11 +35,23 @@ constexpr format format_of(rkind k) {
   }
 }
 
-inline double max_finite(const format& f) {
-  if (f.total_bits == 8 && f.exponent_bits == 4) return 448.0;  // e4m3: S.1111.111 is NaN, not 480
-  return std::ldexp(2.0 - std::ldexp(1.0, 1 - f.precision), f.emax);
+// 2^n, as std::ldexp(1.0, n) gives it: built from its bits when it is a normal double (every
+// power the formats below ask for), so that a conversion to or from a 16-bit format (each half of
+// every f16 mma operand) is arithmetic instead of a libm call each; multiplying by it is then
+// std::ldexp, exactly, while the product stays a normal double, as it does here.
+constexpr double pow2(int n) {
+  if (n >= -1022 && n <= 1023) return std::bit_cast<double>(static_cast<std::uint64_t>(n + 1023) << 52);
+  double r = 1.0;  // (not reached by the formats here; kept exact for any n)
+  for (; n > 0; --n) r *= 2.0;
+  for (; n < 0; ++n) r /= 2.0;
+  return r;
 }
-inline double max_finite(rkind k) { return max_finite(format_of(k)); }
+
+constexpr double max_finite(const format& f) {
+  if (f.total_bits == 8 && f.exponent_bits == 4) return 448.0;  // e4m3: S.1111.111 is NaN, not 480
+  return (2.0 - pow2(1 - f.precision)) * pow2(f.emax);
+}
+constexpr double max_finite(rkind k) { return max_finite(format_of(k)); }
 inline bool is_fp8(rkind k) { return k == rkind::e4m3 || k == rkind::e5m2; }
 
 // x rounded to the format with the given mode (rn: to nearest even; rna: nearest, ties away).
@@ -49,7 +61,7 @@ inline double round_to(double x, rkind k, rounding r = rounding::rn) {
   int e = 0;
   std::frexp(x, &e);  // x = m 2^e, 0.5 <= |m| < 1: the leading bit has weight 2^(e-1)
   int exponent = std::max(e - 1, f.emin);
-  double quantum = std::ldexp(1.0, exponent - f.precision + 1);
+  double quantum = pow2(exponent - f.precision + 1);
   double q = x / quantum;  // exact: a power-of-two scaling
   switch (r) {
     case rounding::rz: case rounding::rzi: q = std::trunc(q); break;
@@ -94,8 +106,8 @@ inline double decode(std::uint64_t bits, rkind k) {
     double v;
     if (k == rkind::e4m3 && exp == top && man == (1u << m) - 1) v = std::numeric_limits<double>::quiet_NaN();
     else if (k == rkind::e5m2 && exp == top) v = man ? std::numeric_limits<double>::quiet_NaN() : INFINITY;
-    else if (exp == 0) v = std::ldexp(static_cast<double>(man), f.emin - m);
-    else v = std::ldexp(static_cast<double>(man | (1u << m)), exp - bias - m);
+    else if (exp == 0) v = static_cast<double>(man) * pow2(f.emin - m);
+    else v = static_cast<double>(man | (1u << m)) * pow2(exp - bias - m);
     return (b & 0x80) ? -v : v;
   }
   // f16
@@ -105,8 +117,8 @@ inline double decode(std::uint64_t bits, rkind k) {
   std::uint32_t man = h & 0x3ff;
   double v;
   if (exp == 0x1f) v = man ? std::numeric_limits<double>::quiet_NaN() : INFINITY;
-  else if (exp == 0) v = std::ldexp(static_cast<double>(man), -24);
-  else v = std::ldexp(static_cast<double>(man | 0x400), exp - 25);
+  else if (exp == 0) v = static_cast<double>(man) * pow2(-24);
+  else v = static_cast<double>(man | 0x400) * pow2(exp - 25);
   return neg ? -v : v;
 }
 
@@ -130,8 +142,8 @@ inline std::uint64_t encode(double x, rkind k) {
     int e = 0;
     std::frexp(a, &e);
     const int exponent = e - 1;
-    if (exponent < f.emin) return sign | static_cast<std::uint32_t>(std::ldexp(a, m - f.emin));  // subnormal
-    const std::uint32_t man = static_cast<std::uint32_t>(std::ldexp(a, m - exponent)) & ((1u << m) - 1);
+    if (exponent < f.emin) return sign | static_cast<std::uint32_t>(a * pow2(m - f.emin));  // subnormal
+    const std::uint32_t man = static_cast<std::uint32_t>(a * pow2(m - exponent)) & ((1u << m) - 1);
     return sign | (static_cast<std::uint32_t>(exponent + bias) << m) | man;
   }
   // f16
@@ -143,15 +155,15 @@ inline std::uint64_t encode(double x, rkind k) {
   int e = 0;
   std::frexp(a, &e);
   int exponent = e - 1;
-  if (exponent < -14) return sign | static_cast<std::uint32_t>(std::ldexp(a, 24));  // subnormal
-  std::uint32_t man = static_cast<std::uint32_t>(std::ldexp(a, 10 - exponent)) & 0x3ff;
+  if (exponent < -14) return sign | static_cast<std::uint32_t>(a * pow2(24));  // subnormal
+  std::uint32_t man = static_cast<std::uint32_t>(a * pow2(10 - exponent)) & 0x3ff;
   return sign | (static_cast<std::uint32_t>(exponent + 15) << 10) | man;
 }
 
 // A subnormal of the format flushed to a zero of the same sign (.ftz).
 inline double flush(double x, rkind k) {
   if (k == rkind::f64 || x == 0 || !std::isfinite(x)) return x;
-  double smallest = std::ldexp(1.0, format_of(k).emin);
+  double smallest = pow2(format_of(k).emin);
   if (std::fabs(x) < smallest) return std::signbit(x) ? -0.0 : 0.0;
   return x;
 }
