@@ -9,6 +9,7 @@
 #include <gpueq/exec/semantics/bits.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -59,7 +60,10 @@ inline void engine<D, O>::try_collective(std::uint32_t t) {
   std::uint32_t w = t / warp_size, base = w * warp_size;
   std::uint32_t mask = warp_mask_[t];
   const xinstr& x = p_.code[pc_[t]];
-  std::vector<std::uint32_t> members;
+  // The members found so far, on the stack: a lane's arrival usually finds a later member still
+  // running, and the member list is made only when every member has arrived.
+  std::array<std::uint32_t, warp_size> arrived;
+  std::uint32_t count = 0;
   for (std::uint32_t lane = 0; lane < warp_size; ++lane) {
     if (!(mask >> lane & 1)) continue;
     std::uint32_t u = base + lane;
@@ -81,10 +85,12 @@ inline void engine<D, O>::try_collective(std::uint32_t t) {
                " (" + where(pc_[t]) + " and " + where(pc_[u]) +
                "): every thread of the warp must execute the same instruction",
            pc_[u]);
-    members.push_back(u);
+    arrived[count++] = u;
   }
-  if (members.empty()) return;
+  if (count == 0) return;
+  const std::vector<std::uint32_t> members(arrived.begin(), arrived.begin() + count);
   std::vector<barrier_registration> regs;
+  regs.reserve(count);
   for (auto u : members) {
     regs.push_back({u, true, pc_[u]});
     o_.on_barrier_register(regs.back(), barrier_key{barrier_kind::warp, w}, warp_generation_[w], mask);
