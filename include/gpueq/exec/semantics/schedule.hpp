@@ -203,7 +203,7 @@ inline bool engine<D, O>::warp_lanes(std::uint32_t first, std::uint32_t end, std
   // Warp forms (warp_fast): the lanes before `from` ran at once; the others go one by one.
   std::uint32_t from = first;
   if (no_checks && (how & warp_step::fast)) from = warp_fast<Op>(first, end, pc, ran);
-  if (from > first) warp_steps_taken_ = true;
+  if (ran) warp_steps_taken_ = true;  // (from may pass exited lanes only)
   for (std::uint32_t t = from; t < end; ++t) {
     if (status_[t] == status::exited) continue;
     if (no_checks) ++ran;
