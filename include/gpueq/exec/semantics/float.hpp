@@ -163,27 +163,24 @@ template <value_domain D, observer O>
 template <aop A>
 inline std::uint32_t engine<D, O>::warp_float_lanes(std::uint32_t first, std::uint32_t end, std::uint32_t pc,
     std::uint32_t& ran) {
-  if constexpr (requires { D::template f32_plain<A>(0.0, 0.0, 0.0); }) {
-    const fast_form& f = p_.fast[pc];
-    value* regs = warp_regs(first);
-    const value* a = regs + std::size_t{f.src[0]} * warp_size;
-    const value* b = regs + std::size_t{f.src[1]} * warp_size;
-    const value* c = A == aop::fma ? regs + std::size_t{f.src[2]} * warp_size : a;
-    value* d = regs + std::size_t{f.dst[0]} * warp_size;
-    std::uint32_t t = first;
-    for (; t < end; ++t) {
-      if (status_[t] == status::exited) continue;
-      const std::uint32_t l = t - first;
-      if (a[l].t != value::tag::real || b[l].t != value::tag::real || c[l].t != value::tag::real) break;
-      const double r = D::template f32_plain<A>(a[l].r, b[l].r, A == aop::fma ? c[l].r : 0.0);
-      if (std::isnan(r)) break;
-      d[l] = value::of_real(r, rkind::f32);
-      pc_[t] = pc + 1;
-      ++ran;
-    }
-    return t;
+  const fast_form& f = p_.fast[pc];  // (called by warp_float only: D has f32_plain)
+  value* regs = warp_regs(first);
+  const value* a = regs + std::size_t{f.src[0]} * warp_size;
+  const value* b = regs + std::size_t{f.src[1]} * warp_size;
+  const value* c = A == aop::fma ? regs + std::size_t{f.src[2]} * warp_size : a;
+  value* d = regs + std::size_t{f.dst[0]} * warp_size;
+  std::uint32_t t = first;
+  for (; t < end; ++t) {
+    if (status_[t] == status::exited) continue;
+    const std::uint32_t l = t - first;
+    if (a[l].t != value::tag::real || b[l].t != value::tag::real || c[l].t != value::tag::real) break;
+    const double r = D::template f32_plain<A>(a[l].r, b[l].r, A == aop::fma ? c[l].r : 0.0);
+    if (std::isnan(r)) break;
+    d[l] = value::of_real(r, rkind::f32);
+    pc_[t] = pc + 1;
+    ++ran;
   }
-  return first;
+  return t;
 }
 
 }  // namespace gpueq::exec
