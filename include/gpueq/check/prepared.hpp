@@ -122,8 +122,8 @@ std::vector<std::vector<char>> run_ctas(std::span<const prepared_kernel* const> 
 }
 
 // Unobserved runs of whole grids (the float32 side report, counterexample replay, race witnesses,
-// `gpueq run`): every CTA of each prepared kernel (or the CTAs `only` names) through run_ctas, each
-// job in a domain of its own from make_domain(). Results are collected per side in grid order
+// `gpueq run`): every CTA of each prepared kernel (or the CTAs `only` names) through run_ctas, in a
+// domain per worker from make_domain(). Results are collected per side in grid order
 // (grid_collector), so they do not depend on `threads`. With fill_inout false, elements of inout
 // tensors that no CTA wrote stay empty instead of getting their input values (a comparison of two
 // runs on the same inputs needs only what either wrote).
@@ -148,10 +148,14 @@ std::vector<grid_run<typename D::result>> run_grids(std::span<const prepared_ker
     runs[si].resize(ctas[si].size());
     atomics[si].resize(ctas[si].size());
   }
-  auto ran = run_ctas(sides, ctas, threads, [&](unsigned, std::size_t si, std::uint32_t ci, const exec::launch& l) {
-    D d = make_domain();
+  // One domain per worker, made at its first CTA and kept for the others (run_cta ends each run
+  // in it): what a domain builds once, the symbolic domain's chunk pool and input terms, is then
+  // built once per worker, not once per CTA.
+  std::vector<std::unique_ptr<D>> domains(cta_workers(ctas, threads));
+  auto ran = run_ctas(sides, ctas, threads, [&](unsigned w, std::size_t si, std::uint32_t ci, const exec::launch& l) {
+    if (!domains[w]) domains[w].reset(new D(make_domain()));  // (D need not be movable)
     race::atomic_observer observer{&atomics[si][ci], {}};
-    runs[si][ci] = run_cta(d, program_for<D>(*sides[si]), l, observer, options);
+    runs[si][ci] = run_cta(*domains[w], program_for<D>(*sides[si]), l, observer, options);
     return runs[si][ci].error.has_value();
   });
   std::vector<grid_run<R>> out;

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -167,15 +168,18 @@ class symbolic_domain {
     end_run();
     if (split_) split_->restart();
   }
-  // The buffers go back to a pool: a domain runs many CTAs, each with its own accumulators.
+  // The buffers and their chunks go back to the pools: a domain runs many CTAs, each with its own
+  // accumulators.
   void end_run() {
     for (auto& b : buffers_) {
-      b.entries.clear();
+      b.chunks.clear();
+      b.size = 0;
       b.closed.clear();
       b.plain_from = 0, b.hash_sum = 0;
       spare_.push_back(std::move(b));
     }
     buffers_.clear();
+    chunks_used_ = 0;
   }
 
  private:
@@ -183,8 +187,17 @@ class symbolic_domain {
   // store::sum_of takes, so a sum closes without a copy.
   using entry = term::summand;
   static constexpr term::term_id alone = term::no_term;
+  // A buffer's entries lie in fixed-size chunks of one pool per domain (chunk i holds entries
+  // [i·chunk_entries, (i+1)·chunk_entries)), not in a vector of their own: the accumulators of a
+  // CTA grow in lockstep, and a vector each meant a reallocation and a copy at every doubling of
+  // every one of them (a 128x128 tile: 16384 sums of 129 entries), which with the allocator's
+  // page faults was a third of a tiled GEMM's symbolic run. Closing a sum copies its entries out
+  // once (close_open).
+  static constexpr std::uint32_t chunk_entries = 32;
   struct buffer {
-    std::vector<entry> entries;
+    boost::container::small_vector<entry*, 5> chunks;
+    std::uint32_t size = 0;
+    const entry& operator[](std::uint32_t i) const { return chunks[i / chunk_entries][i % chunk_entries]; }
     // entries[plain_from..] are plain pairs (store::plain_pair) whose pair hashes sum to hash_sum,
     // noted at append while their factors are in cache: closing the whole buffer then reads no
     // factor again (store::sum_of's plain tail).
@@ -194,7 +207,7 @@ class symbolic_domain {
       if (e.b != term::no_term && s.plain_pair(e.a, e.b)) {
         hash_sum += s.pair_hash(e.a, e.b);
       } else {
-        plain_from = entries.size() + 1;
+        plain_from = size + 1;
         hash_sum = 0;
       }
     }
@@ -232,27 +245,51 @@ class symbolic_domain {
       return append(acc, {negate ? s_.neg(b) : b, alone});
     }
     // Two open sums: y's entries continue acc (a split-K tree of partial sums becomes one sum).
-    for (std::uint32_t i = 0; i < y.n; ++i) acc = append(acc, buffers_[y.t].entries[i]);
+    for (std::uint32_t i = 0; i < y.n; ++i) acc = append(acc, buffers_[y.t][i]);
     return acc;
   }
 
   real start(entry first, entry second) {
     std::uint32_t id = new_buffer();
-    buffer& b = buffers_[id];
-    b.note(s_, first);
-    b.entries.push_back(first);
-    b.note(s_, second);
-    b.entries.push_back(second);
+    push(buffers_[id], first);
+    push(buffers_[id], second);
     return {id, 2};
   }
 
   real append(real acc, entry e) {
-    if (buffers_[acc.t].entries.size() != acc.n)  // another continuation appended already
+    if (buffers_[acc.t].size != acc.n)  // another continuation appended already
       return start({close(acc), alone}, e);
-    buffer& b = buffers_[acc.t];
-    b.note(s_, e);
-    b.entries.push_back(e);
+    push(buffers_[acc.t], e);
     return {acc.t, acc.n + 1};
+  }
+
+  void push(buffer& b, entry e) {
+    b.note(s_, e);
+    const std::uint32_t i = b.size % chunk_entries;
+    if (i == 0) b.chunks.push_back(new_chunk());
+    b.chunks.back()[i] = e;
+    ++b.size;
+  }
+
+  // A chunk of the pool: blocks of block_chunks chunks that stay where they are while the pool
+  // grows (buffers point into them), handed out in order and all taken back at the end of a run.
+  static constexpr std::uint32_t block_chunks = 256;
+  entry* new_chunk() {
+    const std::uint32_t block = chunks_used_ / block_chunks;
+    if (block == blocks_.size()) blocks_.push_back(std::make_unique_for_overwrite<entry[]>(std::size_t{block_chunks} * chunk_entries));
+    entry* c = blocks_[block].get() + std::size_t{chunks_used_ % block_chunks} * chunk_entries;
+    ++chunks_used_;
+    return c;
+  }
+
+  // Entries [from, to) of b, appended to out.
+  static void copy_entries(const buffer& b, std::uint32_t from, std::uint32_t to, std::vector<entry>& out) {
+    while (from < to) {
+      const std::uint32_t i = from % chunk_entries, n = std::min(chunk_entries - i, to - from);
+      const entry* c = b.chunks[from / chunk_entries] + i;
+      out.insert(out.end(), c, c + n);
+      from += n;
+    }
   }
 
   std::uint32_t new_buffer() {
@@ -280,12 +317,12 @@ class symbolic_domain {
     term::term_id r;
     if (it != b.closed.begin() && v.n - (it - 1)->first < (it - 1)->first) {
       items_.assign(1, {(it - 1)->second});
-      items_.insert(items_.end(), b.entries.begin() + (it - 1)->first, b.entries.begin() + v.n);
+      copy_entries(b, (it - 1)->first, v.n, items_);
       r = s_.sum_of(items_);
-    } else if (v.n == b.entries.size()) {
-      r = s_.sum_of(std::span<const entry>(b.entries.data(), v.n), b.plain_from, b.hash_sum);
     } else {
-      r = s_.sum_of(std::span<const entry>(b.entries.data(), v.n));
+      items_.clear();
+      copy_entries(b, 0, v.n, items_);
+      r = v.n == b.size ? s_.sum_of(items_, b.plain_from, b.hash_sum) : s_.sum_of(items_);
     }
     b.closed.insert(it, {v.n, r});
     return r;
@@ -301,6 +338,8 @@ class symbolic_domain {
   std::vector<input_cache> inputs_;  // by the launch's tensor index
   mutable std::vector<buffer> buffers_;
   std::vector<buffer> spare_;
+  std::vector<std::unique_ptr<entry[]>> blocks_;  // the chunk pool
+  std::uint32_t chunks_used_ = 0;
   mutable std::vector<term::summand> items_;
 };
 

@@ -66,8 +66,14 @@ inline term_id store::sqrt(term_id x) {
 
 inline term_id store::extremum(kind k, std::span<const term_id> xs) {
   const bool is_max = k == kind::max;
-  std::vector<term_id> args;
-  args.reserve(xs.size());
+  // The longest argument that is itself a max (min): its arguments are sorted and distinct
+  // already, so the others are sorted alone and merged into them. A running maximum
+  // m = max(m, x) (online softmax) would otherwise sort its whole list again at every step.
+  std::size_t base = xs.size();
+  for (std::size_t i = 0; i < xs.size(); ++i)
+    if (nodes_[xs[i]].k == k && (base == xs.size() || nodes_[xs[i]].count > nodes_[xs[base]].count)) base = i;
+  std::vector<term_id>& args = extremum_scratch_;
+  args.clear();
   bool have_constant = false, absorbing = false;
   rational best;
   auto take = [&](term_id x) {
@@ -84,20 +90,31 @@ inline term_id store::extremum(kind k, std::span<const term_id> xs) {
       args.push_back(x);
     }
   };
-  for (term_id x : xs) {
-    if (nodes_[x].k == k) {
-      for (term_id y : this->args(x)) take(y);
+  // The base's arguments, in their order (a constant among them, which sorts first, is taken
+  // aside; a max holds no infinity), then the rest.
+  if (base != xs.size())
+    for (term_id y : this->args(xs[base])) take(y);
+  const std::size_t sorted = args.size();
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    if (i == base) continue;
+    if (nodes_[xs[i]].k == k) {
+      for (term_id y : this->args(xs[i])) take(y);
     } else {
-      take(x);
+      take(xs[i]);
     }
   }
   if (absorbing) return is_max ? pos_inf_ : neg_inf_;
   if (have_constant) args.push_back(constant(best));
-  std::sort(args.begin(), args.end(), [this](term_id a, term_id b) { return before(a, b); });
-  args.erase(std::unique(args.begin(), args.end()), args.end());
-  if (args.empty()) return is_max ? neg_inf_ : pos_inf_;
-  if (args.size() == 1) return args[0];
-  return make(k, 0, args);
+  auto order = [this](term_id a, term_id b) { return before(a, b); };
+  std::sort(args.begin() + static_cast<std::ptrdiff_t>(sorted), args.end(), order);
+  std::vector<term_id>& merged = extremum_merged_;
+  merged.resize(args.size());
+  std::merge(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(sorted), args.begin() + static_cast<std::ptrdiff_t>(sorted),
+             args.end(), merged.begin(), order);
+  merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
+  if (merged.empty()) return is_max ? neg_inf_ : pos_inf_;
+  if (merged.size() == 1) return merged[0];
+  return make(k, 0, merged);
 }
 
 inline int store::strict_sign(term_id t, int& budget) const {
