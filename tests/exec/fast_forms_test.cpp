@@ -639,6 +639,28 @@ TEST_CASE("fast forms: the warp forms agree with the fast forms lane by lane, an
   }
 }
 
+TEST_CASE("fast forms: a lane whose symbolic arith fails stops the warp form; the error is the lane-by-lane one") {
+  // From thread 37 (the second warp's lane 5) on, %f13 is +inf and %f12 is 0 as symbolic values:
+  // +inf · 0 has no real value, so the warp form (warp_arith_lanes) runs lanes 32..36 and hands
+  // lane 37 back; its error must be the one the lanes one by one meet.
+  auto l = one_cta(1024, {in_f32("x", 3 * 1024), out_f32("y", 1024)});
+  const std::string prefix = R"(add.f32 %f11, %f1, 0f7F800000;
+  mul.f32 %f12, %f2, 0f00000000;
+  setp.ge.u32 %p4, %r1, 37;
+  selp.f32 %f13, %f11, %f1, %p4;
+  )";
+  for (const char* op : {"mul.f32 %f10, %f13, %f12;", "fma.rn.f32 %f10, %f13, %f12, %f1;", "mul.rz.f32 %f10, %f12, %f13;",
+                         "sub.f32 %f10, %f13, %f11;"}) {
+    INFO(op);
+    std::string text = fast_float_kernel(prefix + op);
+    auto k = load(text);
+    CHECK(fast_op_at(*k, text, op) == exec::fast_op::f32_arith);
+    observed sym = same_both_ways<symbolic_box>(*k, l);
+    CHECK(sym.error.rfind("domain t37 ", 0) == 0);
+    same_both_ways<float32_box>(*k, l);  // (+inf · 0 is a NaN there, no error)
+  }
+}
+
 TEST_CASE("fast forms: the step limit and the progress callback fire at the same steps") {
   auto k = load(integer_kernel("mov.u64 %rd30, %rd24;"));
   auto l = one_cta(64, {out_int("out", 1024, 8)});

@@ -210,6 +210,35 @@ TEST_CASE("max and min: identity elements, idempotence, flattening, constants") 
   CHECK(m == s.max(std::vector<term_id>{z, y, x}));
 }
 
+TEST_CASE("max and min: a max merged into another's list is the node of the flat list") {
+  // extremum merges the other arguments into the longest nested max's sorted list instead of
+  // sorting everything again: the node must be the one a flat list gives.
+  store s;
+  std::vector<term_id> xs;
+  for (std::uint32_t i = 0; i < 40; ++i) xs.push_back(i % 3 == 0 ? s.exp(s.input("x", {i})) : s.input("x", {i}));
+  for (bool is_max : {true, false}) {
+    auto ext = [&](std::vector<term_id> v) { return is_max ? s.max(v) : s.min(v); };
+    std::vector<term_id> all = xs;
+    all.push_back(s.constant(is_max ? 2 : -2));
+    const term_id flat = ext(all);
+    // Two running extrema over the even and the odd elements (the odd one holding a constant,
+    // which sorts first), met with an element again and the constant that wins.
+    term_id even = s.infinity(is_max), odd = s.constant(is_max ? 1 : -1);
+    for (std::uint32_t i = 40; i-- > 0;)
+      if (i % 2 == 0) even = ext({even, xs[i]});
+    for (std::uint32_t i = 0; i < 40; ++i)
+      if (i % 2 == 1) odd = ext({odd, xs[i]});
+    CHECK(s.args(even).size() == 20);
+    CHECK(s.args(odd).size() == 21);
+    CHECK(ext({xs[5], even, s.constant(is_max ? 2 : -2), odd}) == flat);
+    CHECK(ext({odd, xs[6], even}) == ext({even, odd, xs[6]}));
+    auto a = s.args(flat);
+    REQUIRE(a.size() == 41);
+    CHECK(a[0] == s.constant(is_max ? 2 : -2));
+    for (std::size_t k = 1; k < a.size(); ++k) CHECK(s.before(a[k - 1], a[k]));
+  }
+}
+
 TEST_CASE("opaque functions are atoms over canonical arguments") {
   store s;
   term_id x = s.input("x"), y = s.input("y");

@@ -600,6 +600,7 @@ class engine {
   std::uint32_t warp_float(std::uint32_t first, std::uint32_t end, std::uint32_t pc, std::uint32_t& ran);
   template <aop A>
   std::uint32_t warp_float_lanes(std::uint32_t first, std::uint32_t end, std::uint32_t pc, std::uint32_t& ran);
+  std::uint32_t warp_arith_lanes(std::uint32_t first, std::uint32_t end, std::uint32_t pc, std::uint32_t& ran);
   bool fast_float_mixed(std::uint32_t t, lane_regs regs, const fast_form& f);
   [[gnu::always_inline]] void fast_float_finish(std::uint32_t t, lane_regs regs, const fast_form& f, real* args);
   // integer.hpp

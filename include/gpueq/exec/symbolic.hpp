@@ -273,6 +273,7 @@ class symbolic_domain {
 
   // A chunk of the pool: blocks of block_chunks chunks that stay where they are while the pool
   // grows (buffers point into them), handed out in order and all taken back at the end of a run.
+  // (Blocks of a huge page each, as support::huge_pages gives, measured slower.)
   static constexpr std::uint32_t block_chunks = 256;
   entry* new_chunk() {
     const std::uint32_t block = chunks_used_ / block_chunks;

@@ -138,25 +138,66 @@ inline void engine<D, O>::fast_float_finish(std::uint32_t t, lane_regs regs, con
   regs[f.dst[0]] = value::of_real(std::move(r), rkind::f32);
 }
 
-// fast_float's warp form (warp_fast) for plain add, sub, mul and fma on f32 registers in the
-// float32 domain: what fast_float_finish computes, without its per-lane dispatch. A lane whose
-// sources are not all float values, or whose result is a NaN (whose payload arith picks), stops it;
+// fast_float's warp form (warp_fast) for f32 arithmetic on registers: what fast_float_finish
+// computes, without its per-lane dispatch. Plain add, sub, mul and fma in a domain with f32_plain
+// (float32) are computed here (warp_float_lanes); the rest, and every domain without it (symbolic,
+// exact), go to the domain's arith (warp_arith_lanes). A lane whose sources are not all real
+// values, whose result is a NaN (whose payload arith picks), or whose arith fails stops it;
 // fast_float takes that lane.
 template <value_domain D, observer O>
 inline std::uint32_t engine<D, O>::warp_float(std::uint32_t first, std::uint32_t end, std::uint32_t pc,
     std::uint32_t& ran) {
+  const fast_form& f = p_.fast[pc];
+  if (f.op != fast_op::f32_arith || f.guarded || f.imm) return first;
   if constexpr (requires { D::template f32_plain<aop::add>(0.0, 0.0, 0.0); }) {
-    const fast_form& f = p_.fast[pc];
-    if (f.op != fast_op::f32_arith || f.guarded || f.imm || !f.plain) return first;
-    switch (f.arith) {
-      case aop::add: return warp_float_lanes<aop::add>(first, end, pc, ran);
-      case aop::sub: return warp_float_lanes<aop::sub>(first, end, pc, ran);
-      case aop::mul: return warp_float_lanes<aop::mul>(first, end, pc, ran);
-      case aop::fma: return warp_float_lanes<aop::fma>(first, end, pc, ran);
-      default: return first;
+    if (f.plain) {
+      switch (f.arith) {
+        case aop::add: return warp_float_lanes<aop::add>(first, end, pc, ran);
+        case aop::sub: return warp_float_lanes<aop::sub>(first, end, pc, ran);
+        case aop::mul: return warp_float_lanes<aop::mul>(first, end, pc, ran);
+        case aop::fma: return warp_float_lanes<aop::fma>(first, end, pc, ran);
+        default: break;
+      }
     }
   }
-  return first;
+  return warp_arith_lanes(first, end, pc, ran);
+}
+
+// The domain's arith for each lane, as fast_float_finish calls it. A lane whose arith throws is
+// not run: fast_float runs it again in its turn and fails there as it would have (arith changes
+// nothing a second call would see differently: a symbolic sum appends only once it succeeds).
+template <value_domain D, observer O>
+inline std::uint32_t engine<D, O>::warp_arith_lanes(std::uint32_t first, std::uint32_t end, std::uint32_t pc,
+    std::uint32_t& ran) {
+  const fast_form& f = p_.fast[pc];
+  value* regs = warp_regs(first);
+  const value* src[3] = {};
+  for (std::uint32_t i = 0; i < f.n; ++i) src[i] = regs + std::size_t{f.src[i]} * warp_size;
+  value* d = regs + std::size_t{f.dst[0]} * warp_size;
+  std::uint32_t t = first;
+  for (; t < end; ++t) {
+    if (status_[t] == status::exited) continue;
+    const std::uint32_t l = t - first;
+    real args[3];
+    bool reals = true;
+    for (std::uint32_t i = 0; i < f.n; ++i) {
+      reals = reals && src[i][l].t == value::tag::real;
+      if (reals) args[i] = src[i][l].r;
+    }
+    if (!reals) break;
+    real r;
+    try {
+      r = d_.arith(f.arith, std::span<const real>(args, f.n), rkind::f32, f.mode);
+    } catch (const domain_error&) {
+      break;
+    } catch (const term::term_error&) {
+      break;
+    }
+    d[l] = value::of_real(std::move(r), rkind::f32);
+    pc_[t] = pc + 1;
+    ++ran;
+  }
+  return t;
 }
 
 template <value_domain D, observer O>
