@@ -173,12 +173,11 @@ class symbolic_domain {
   void end_run() {
     for (auto& b : buffers_) {
       b.chunks.clear();
-      b.size = 0;
       b.closed.clear();
-      b.plain_from = 0, b.hash_sum = 0;
       spare_.push_back(std::move(b));
     }
     buffers_.clear();
+    tails_.clear();
     chunks_used_ = 0;
   }
 
@@ -196,22 +195,20 @@ class symbolic_domain {
   static constexpr std::uint32_t chunk_entries = 32;
   struct buffer {
     boost::container::small_vector<entry*, 5> chunks;
-    std::uint32_t size = 0;
     const entry& operator[](std::uint32_t i) const { return chunks[i / chunk_entries][i % chunk_entries]; }
+    std::vector<std::pair<std::uint32_t, term::term_id>> closed;  // (n, term) of earlier closes, by n
+  };
+  // What an append reads and writes of buffer i, in tails_[i], apart from the rest: 32 bytes, two
+  // to a cache line, where a buffer is two lines (a CTA's accumulators take turns, thousands of
+  // them, so each append's buffer is a cache miss).
+  struct alignas(32) tail {
+    entry* chunk = nullptr;  // the last chunk (entries [size - size % chunk_entries, ...))
+    std::uint32_t size = 0;
     // entries[plain_from..] are plain pairs (store::plain_pair) whose pair hashes sum to hash_sum,
     // noted at append while their factors are in cache: closing the whole buffer then reads no
     // factor again (store::sum_of's plain tail).
-    std::size_t plain_from = 0;
+    std::uint32_t plain_from = 0;
     std::uint64_t hash_sum = 0;
-    void note(const term::store& s, entry e) {
-      if (e.b != term::no_term && s.plain_pair(e.a, e.b)) {
-        hash_sum += s.pair_hash(e.a, e.b);
-      } else {
-        plain_from = size + 1;
-        hash_sum = 0;
-      }
-    }
-    std::vector<std::pair<std::uint32_t, term::term_id>> closed;  // (n, term) of earlier closes, by n
   };
 
   // A value that an open sum never holds as an entry: a constant or an infinity is folded by the
@@ -251,29 +248,38 @@ class symbolic_domain {
 
   real start(entry first, entry second) {
     std::uint32_t id = new_buffer();
-    push(buffers_[id], first);
-    push(buffers_[id], second);
+    push(id, first);
+    push(id, second);
     return {id, 2};
   }
 
   real append(real acc, entry e) {
-    if (buffers_[acc.t].size != acc.n)  // another continuation appended already
+    if (tails_[acc.t].size != acc.n)  // another continuation appended already
       return start({close(acc), alone}, e);
-    push(buffers_[acc.t], e);
+    push(acc.t, e);
     return {acc.t, acc.n + 1};
   }
 
-  void push(buffer& b, entry e) {
-    b.note(s_, e);
-    const std::uint32_t i = b.size % chunk_entries;
-    if (i == 0) b.chunks.push_back(new_chunk());
-    b.chunks.back()[i] = e;
-    ++b.size;
+  void push(std::uint32_t id, entry e) {
+    tail& h = tails_[id];
+    if (e.b != term::no_term && s_.plain_pair(e.a, e.b)) {
+      h.hash_sum += s_.pair_hash(e.a, e.b);
+    } else {
+      h.plain_from = h.size + 1;
+      h.hash_sum = 0;
+    }
+    const std::uint32_t i = h.size % chunk_entries;
+    if (i == 0) {
+      h.chunk = new_chunk();
+      buffers_[id].chunks.push_back(h.chunk);
+    }
+    h.chunk[i] = e;
+    ++h.size;
   }
 
   // A chunk of the pool: blocks of block_chunks chunks that stay where they are while the pool
   // grows (buffers point into them), handed out in order and all taken back at the end of a run.
-  // (Blocks of a huge page each, as support::huge_pages gives, measured slower.)
+  // (Blocks of 2 MiB on transparent huge pages measured slower.)
   static constexpr std::uint32_t block_chunks = 256;
   entry* new_chunk() {
     const std::uint32_t block = chunks_used_ / block_chunks;
@@ -301,6 +307,7 @@ class symbolic_domain {
       buffers_.push_back(std::move(spare_.back()));
       spare_.pop_back();
     }
+    tails_.emplace_back();
     return static_cast<std::uint32_t>(buffers_.size() - 1);
   }
 
@@ -323,7 +330,8 @@ class symbolic_domain {
     } else {
       items_.clear();
       copy_entries(b, 0, v.n, items_);
-      r = v.n == b.size ? s_.sum_of(items_, b.plain_from, b.hash_sum) : s_.sum_of(items_);
+      const tail& h = tails_[v.t];
+      r = v.n == h.size ? s_.sum_of(items_, h.plain_from, h.hash_sum) : s_.sum_of(items_);
     }
     b.closed.insert(it, {v.n, r});
     return r;
@@ -338,6 +346,7 @@ class symbolic_domain {
   case_split* split_ = nullptr;
   std::vector<input_cache> inputs_;  // by the launch's tensor index
   mutable std::vector<buffer> buffers_;
+  std::vector<tail> tails_;  // by buffer
   std::vector<buffer> spare_;
   std::vector<std::unique_ptr<entry[]>> blocks_;  // the chunk pool
   std::uint32_t chunks_used_ = 0;
