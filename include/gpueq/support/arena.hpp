@@ -4,41 +4,13 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstdlib>
-#include <new>
 #include <cstdint>
 #include <stdexcept>
 #include <memory>
 #include <span>
-#include <type_traits>
 #include <vector>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
 namespace gpueq::support {
-
-// Room for n objects of an implicit-lifetime type T (uninitialized: each begins with the first
-// assignment to it), aligned to 2 MiB and, on Linux,
-// marked for transparent huge pages. For large buffers written once (a GEMM check writes hundreds
-// of MiB of term operands), where taking the memory in 4 KiB page faults was a tenth of a
-// symbolic run. The hint may be refused (then pages are 4 KiB). Freed with std::free.
-inline constexpr std::size_t huge_page_bytes = std::size_t{1} << 21;
-struct free_deleter {
-  void operator()(void* p) const { std::free(p); }
-};
-template <class T>
-std::unique_ptr<T[], free_deleter> huge_pages(std::size_t n) {
-  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
-  const std::size_t bytes = (n * sizeof(T) + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
-  void* p = std::aligned_alloc(huge_page_bytes, bytes);
-  if (!p) throw std::bad_alloc();
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  madvise(p, bytes, MADV_HUGEPAGE);
-#endif
-  return std::unique_ptr<T[], free_deleter>(static_cast<T*>(p));
-}
 
 template <class T>
 class stable_arena {
@@ -92,7 +64,7 @@ class word_arena {
       std::uint64_t first = base_.size(), chunks = (n + chunk - 1) >> shift;
       if ((first + chunks) << shift > (std::uint64_t{1} << 32))
         throw std::length_error("term store: operand arena is full (2^32 words)");
-      std::shared_ptr<std::uint32_t[]> buffer = huge_pages<std::uint32_t>(chunks << shift);
+      std::shared_ptr<std::uint32_t[]> buffer = std::make_shared_for_overwrite<std::uint32_t[]>(chunks << shift);
       for (std::uint64_t j = 0; j < chunks; ++j) base_.push_back(buffer.get() + (j << shift));
       owners_.push_back(std::move(buffer));
       end_ = first << shift;
