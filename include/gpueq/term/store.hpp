@@ -805,7 +805,7 @@ class store {
   std::vector<product_item> factor_scratch_;
   std::vector<term_id> exponent_scratch_;
   std::vector<std::uint32_t> dot_slot_scratch_;
-  std::vector<term_id> extremum_scratch_, extremum_merged_;
+  std::vector<term_id> extremum_scratch_;
   std::vector<dot_entry> import_scratch_;
   std::vector<std::uint64_t> import_keys_;
   term_id zero_ = 0, one_ = 0, minus_one_ = 0, neg_inf_ = 0, pos_inf_ = 0;

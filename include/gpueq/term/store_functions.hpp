@@ -3,6 +3,7 @@
 // structure shows. Included by store.hpp at its end; includes it, so it compiles alone.
 #pragma once
 
+#include <gpueq/support/sort.hpp>
 #include <gpueq/term/store.hpp>
 
 #include <algorithm>
@@ -66,8 +67,8 @@ inline term_id store::sqrt(term_id x) {
 
 inline term_id store::extremum(kind k, std::span<const term_id> xs) {
   const bool is_max = k == kind::max;
-  // The longest argument that is itself a max (min): its arguments are sorted and distinct
-  // already, so the others are sorted alone and merged into them. A running maximum
+  // The longest argument that is itself a max (min) goes first: its arguments are sorted and
+  // distinct already, so sort_nearly_sorted only moves the others into place. A running maximum
   // m = max(m, x) (online softmax) would otherwise sort its whole list again at every step.
   std::size_t base = xs.size();
   for (std::size_t i = 0; i < xs.size(); ++i)
@@ -94,7 +95,6 @@ inline term_id store::extremum(kind k, std::span<const term_id> xs) {
   // aside; a max holds no infinity), then the rest.
   if (base != xs.size())
     for (term_id y : this->args(xs[base])) take(y);
-  const std::size_t sorted = args.size();
   for (std::size_t i = 0; i < xs.size(); ++i) {
     if (i == base) continue;
     if (nodes_[xs[i]].k == k) {
@@ -105,16 +105,11 @@ inline term_id store::extremum(kind k, std::span<const term_id> xs) {
   }
   if (absorbing) return is_max ? pos_inf_ : neg_inf_;
   if (have_constant) args.push_back(constant(best));
-  auto order = [this](term_id a, term_id b) { return before(a, b); };
-  std::sort(args.begin() + static_cast<std::ptrdiff_t>(sorted), args.end(), order);
-  std::vector<term_id>& merged = extremum_merged_;
-  merged.resize(args.size());
-  std::merge(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(sorted), args.begin() + static_cast<std::ptrdiff_t>(sorted),
-             args.end(), merged.begin(), order);
-  merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
-  if (merged.empty()) return is_max ? neg_inf_ : pos_inf_;
-  if (merged.size() == 1) return merged[0];
-  return make(k, 0, merged);
+  support::sort_nearly_sorted(args.begin(), args.end(), [this](term_id a, term_id b) { return before(a, b); });
+  args.erase(std::unique(args.begin(), args.end()), args.end());
+  if (args.empty()) return is_max ? neg_inf_ : pos_inf_;
+  if (args.size() == 1) return args[0];
+  return make(k, 0, args);
 }
 
 inline int store::strict_sign(term_id t, int& budget) const {
