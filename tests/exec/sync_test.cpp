@@ -392,6 +392,63 @@ TEST_CASE_TEMPLATE("warp-wide execution: after a barrier's release the warps go 
   stores_in_thread_order<D>(barrier_release_ptx, "released.ptx", [](std::uint32_t t) { return 100 + t; });
 }
 
+TEST_CASE_TEMPLATE("warp-wide execution: a warp's lanes arrive at a shfl together, and go on warp-wide", D, DOMAINS) {
+  // y[t] = t; a shfl.down over the whole warp; a shfl.idx over half warps (lanes 0-15 with
+  // member mask 0xffff, lanes 16-31 with 0xffff0000, segments of 16: c = 0x101f), which
+  // completes twice per warp; then y[64 + t] and y[128 + t].
+  constexpr std::string_view shuffled = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry shuffled(.param .u64 y_param)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [y_param];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r1;
+  mad.lo.u32 %r2, %r1, 3, 1;
+  shfl.sync.down.b32 %r3|%p1, %r2, 1, 31, -1;
+  and.b32 %r4, %r1, 16;
+  setp.eq.u32 %p2, %r4, 0;
+  selp.b32 %r5, 65535, -65536, %p2;
+  shfl.sync.idx.b32 %r6, %r3, 5, 4127, %r5;
+  st.global.u32 [%rd3+256], %r3;
+  st.global.u32 [%rd3+512], %r6;
+  ret;
+}
+)";
+  auto k = load(shuffled, "shuffled.ptx");
+  exec::launch l = one_cta(64, {out_int("y", 192)});
+  fixture<D> f(small_integers(0));
+  recorder rec;
+  auto r = warp_wide_and_round_robin<D>(*k, l, f, rec);
+  // By hand: shfl.down by 1 gives lane l the value 3t + 1 of lane l + 1, lane 31 keeps its own;
+  // shfl.idx 5 in a segment of 16 reads lane 5 (or 21) of the same warp.
+  auto down = [](std::uint32_t t) { return t % 32 == 31 ? 3 * t + 1 : 3 * (t + 1) + 1; };
+  for (std::uint32_t t = 0; t < 64; ++t) {
+    CAPTURE(t);
+    REQUIRE(r.out["y"][64 + t].has_value());
+    CHECK(f.at(*r.out["y"][64 + t], l) == down(t));
+    REQUIRE(r.out["y"][128 + t].has_value());
+    CHECK(f.at(*r.out["y"][128 + t], l) == down(t / 32 * 32 + (t & 16) + 5));
+  }
+  CHECK(r.stats.warp_collectives == 6);  // per warp: the shfl.down, and the shfl.idx per half
+  // Warp-wide, each warp's three stores in lane order, warp 0 before warp 1. (Round robin runs the
+  // lane that completes a collective on first: lane 31's second store before lane 0's.)
+  auto got = rec.accesses();
+  REQUIRE(got.size() == 192);
+  for (std::uint32_t i = 0; i < 192; ++i) {
+    CAPTURE(i);
+    std::uint32_t w = i / 96, store = i % 96 / 32, lane = i % 32;
+    CHECK(got[i].thread == w * 32 + lane);
+    CHECK(got[i].offset == store * 256 + (w * 32 + lane) * 4);
+  }
+}
+
 TEST_CASE("warp collectives are warp-barrier instances, one generation per collective and warp") {
   constexpr std::string_view warp_sync = R"(
 .visible .entry warp_sync(.param .u64 y_param)

@@ -51,6 +51,16 @@ inline void engine<D, O>::arrive_warp(std::uint32_t t, const xinstr& x, std::uin
   status_[t] = status::at_warp;
   warp_mask_[t] = static_cast<std::uint32_t>(mask);
   (void)pc;
+  if (warp_arrival& a = warp_arrival_; a.on) {
+    // The lanes of a warp_collective arrive in lane order at one instruction. While they all
+    // arrived with one mask and a member above this lane has not exited (it is still running, at
+    // this instruction), try_collective's scan would pass the members below (same instruction, same
+    // mask) and return at the first running one: nothing to do yet.
+    a.uniform = a.uniform && (a.arrived == 0 || a.mask == mask);
+    a.mask = mask;
+    ++a.arrived;
+    if (a.uniform && (mask & a.live & ~((std::uint64_t{2} << lane) - 1))) return;
+  }
   try_collective(t);
 }
 
@@ -142,14 +152,6 @@ inline void engine<D, O>::collective(const xinstr& x, const std::vector<std::uin
 }
 
 template <value_domain D, observer O>
-inline std::uint32_t engine<D, O>::member_at(const std::vector<std::uint32_t>& members, std::uint32_t lane) const {
-  std::uint32_t base = members.front() / warp_size * warp_size;
-  for (auto u : members)
-    if (u == base + lane) return u;
-  return ~0u;
-}
-
-template <value_domain D, observer O>
 inline void engine<D, O>::shfl(const xinstr& x, const std::vector<std::uint32_t>& members) {
   // PTX ISA, shfl.sync: source lane j from b (lane or offset) and c (clamp | segment mask << 8).
   std::vector<value> a(members.size());
@@ -157,6 +159,9 @@ inline void engine<D, O>::shfl(const xinstr& x, const std::vector<std::uint32_t>
   // undefined value (Triton's cross-warp reductions shuffle unloaded registers in lanes whose
   // results are never used).
   for (std::size_t i = 0; i < members.size(); ++i) a[i] = read_data(members[i], x.ops[1]);
+  std::array<std::uint32_t, warp_size> index;  // lane -> its place in members, or ~0u
+  index.fill(~0u);
+  for (std::size_t i = 0; i < members.size(); ++i) index[members[i] % warp_size] = static_cast<std::uint32_t>(i);
   std::vector<std::pair<value, bool>> out(members.size());
   for (std::size_t i = 0; i < members.size(); ++i) {
     std::uint32_t u = members[i], lane = u % warp_size;
@@ -180,11 +185,10 @@ inline void engine<D, O>::shfl(const xinstr& x, const std::vector<std::uint32_t>
       pval = j <= static_cast<std::int32_t>(max_lane);
     }
     if (!pval) j = static_cast<std::int32_t>(lane);
-    std::uint32_t src = member_at(members, static_cast<std::uint32_t>(j));
-    if (src == ~0u)
+    std::uint32_t si = j >= 0 && j < static_cast<std::int32_t>(warp_size) ? index[static_cast<std::uint32_t>(j)] : ~0u;
+    if (si == ~0u)
       fail(error_kind::barrier, u,
            "shfl reads lane " + std::to_string(j) + ", which is not a non-exited member of the mask", pc_[u]);
-    std::size_t si = static_cast<std::size_t>(std::find(members.begin(), members.end(), src) - members.begin());
     out[i] = {a[si], pval};
   }
   for (std::size_t i = 0; i < members.size(); ++i) {
