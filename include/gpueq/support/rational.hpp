@@ -34,6 +34,21 @@ inline bool is_integer(const rational& r) {
   return boost::multiprecision::denominator(r) == 1;
 }
 
+// -1, 0 or 1 when r is one of them, else 2: without the temporary rationals that comparing a GMP
+// rational with an integer constructs (term::store::intern_constant asks this of every constant).
+inline int unit_value(const rational& r) {
+#if defined(GPUEQ_HAVE_GMP) && GPUEQ_HAVE_GMP
+  const auto* q = r.backend().data();
+  if (mpz_cmp_ui(mpq_denref(q), 1) != 0 || mpz_cmpabs_ui(mpq_numref(q), 1) > 0) return 2;
+  return mpz_sgn(mpq_numref(q));
+#else
+  if (r == 0) return 0;
+  if (r == 1) return 1;
+  if (r == -1) return -1;
+  return 2;
+#endif
+}
+
 // The rational as an int64 when it is an integer that fits.
 inline std::optional<std::int64_t> to_int64(const rational& r) {
   if (!is_integer(r)) return std::nullopt;

@@ -181,6 +181,19 @@ class small_rational {
     return true;
   }
   void assign(const rational& r) {
+#if defined(GPUEQ_HAVE_GMP) && GPUEQ_HAVE_GMP
+    // Straight from GMP's limbs: numerator(r) and the comparisons with int64 bounds would each
+    // build a temporary GMP value (a heap allocation) for what is almost always a small constant.
+    static_assert(sizeof(long) == sizeof(std::int64_t));
+    const auto* q = r.backend().data();
+    if (mpz_fits_slong_p(mpq_numref(q)) && mpz_fits_slong_p(mpq_denref(q))) {
+      n_ = mpz_get_si(mpq_numref(q));
+      d_ = mpz_get_si(mpq_denref(q));
+      big_.reset();
+    } else {
+      big_ = std::make_unique<rational>(r);
+    }
+#else
     const auto& num = boost::multiprecision::numerator(r);
     const auto& den = boost::multiprecision::denominator(r);
     constexpr std::int64_t lo = std::numeric_limits<std::int64_t>::min(), hi = std::numeric_limits<std::int64_t>::max();
@@ -191,6 +204,7 @@ class small_rational {
     } else {
       big_ = std::make_unique<rational>(r);
     }
+#endif
   }
 
   std::int64_t n_ = 0, d_ = 1;

@@ -518,9 +518,12 @@ class store {
   std::uint32_t intern_constant(const rational& value) {
     // 0, 1 and −1 are by far the most common: no hashing of a GMP value for them.
     if (constants_.size() > minus_one_index) {
-      if (value == 0) return zero_index;
-      if (value == 1) return one_index;
-      if (value == -1) return minus_one_index;
+      switch (support::unit_value(value)) {
+        case 0: return zero_index;
+        case 1: return one_index;
+        case -1: return minus_one_index;
+        default: break;
+      }
     }
     auto it = constant_index_.find(value);
     if (it != constant_index_.end()) return it->second;
