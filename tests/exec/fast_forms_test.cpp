@@ -14,9 +14,11 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -433,6 +435,58 @@ TEST_CASE("fast forms: float32_domain::f32_plain is arith with float_mode{} on f
     nans += std::isnan(add);
   }
   CHECK(nans > 100);
+}
+
+TEST_CASE("fast forms: float32_domain::f32_product is arith's f32 fma over k in order, element by element") {
+  exec::float32_domain d([](const exec::input_ref&) { return 0.0; });
+  std::uint64_t h = 777;
+  auto next = [&] {
+    h = h * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<std::uint32_t>(h >> 32);
+  };
+  // f32 values with exponents over a range wide enough that every fma rounds and the order of the
+  // k terms changes the sum.
+  auto number = [&] {
+    std::uint32_t sign = next() & 0x80000000u, exponent = 127 - 12 + next() % 25, mantissa = next() & 0x7fffffu;
+    return static_cast<double>(std::bit_cast<float>(sign | exponent << 23 | mantissa));
+  };
+  // The model: D[i][j] = fma(A[i][k-1], B[k-1][j], ... fma(A[i][0], B[0][j], C[i][j])) through arith.
+  auto model = [&](const std::vector<double>& A, const std::vector<double>& B, const std::vector<double>& C,
+                   std::uint32_t m, std::uint32_t n, std::uint32_t k, bool reversed) {
+    std::vector<double> D(std::size_t{m} * n);
+    for (std::uint32_t i = 0; i < m; ++i)
+      for (std::uint32_t j = 0; j < n; ++j) {
+        double acc = C[i * n + j];
+        for (std::uint32_t s = 0; s < k; ++s) {
+          std::uint32_t q = reversed ? k - 1 - s : s;
+          double x[3] = {A[i * k + q], B[q * n + j], acc};
+          acc = d.arith(exec::aop::fma, std::span<const double>(x, 3), exec::rkind::f32, {});
+        }
+        D[i * n + j] = acc;
+      }
+    return D;
+  };
+  for (auto [m, n, k] : {std::array<std::uint32_t, 3>{16, 8, 16}, {16, 8, 8}, {16, 16, 16}, {3, 5, 7}, {16, 256, 16}}) {
+    CAPTURE(m);
+    CAPTURE(n);
+    CAPTURE(k);
+    std::vector<double> A(std::size_t{m} * k), B(std::size_t{k} * n), C(std::size_t{m} * n), D(C.size());
+    for (auto* v : {&A, &B, &C})
+      for (double& x : *v) x = number();
+    REQUIRE(exec::float32_domain::f32_product(A.data(), B.data(), C.data(), D.data(), m, n, k));
+    std::vector<double> want = model(A, B, C, m, n, k, false), other = model(A, B, C, m, n, k, true);
+    std::size_t differ = 0, order_matters = 0;
+    for (std::size_t e = 0; e < D.size(); ++e) {
+      differ += std::bit_cast<std::uint64_t>(D[e]) != std::bit_cast<std::uint64_t>(want[e]);
+      order_matters += want[e] != other[e];
+    }
+    CHECK(differ == 0);
+    CHECK(order_matters > 0);  // the data can tell k order from its reverse
+    // A NaN anywhere in the result (here ∞ · 0 in element (m-1, n-1)) hands the product back.
+    A[std::size_t{m} * k - 1] = std::numeric_limits<double>::infinity();
+    B[std::size_t{k} * n - 1] = 0.0;
+    CHECK_FALSE(exec::float32_domain::f32_product(A.data(), B.data(), C.data(), D.data(), m, n, k));
+  }
 }
 
 // ---- memory ------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace gpueq::exec {
 
@@ -74,6 +75,32 @@ class float32_domain {
       static_assert(O == aop::fma);
       return static_cast<double>(std::fma(fa, fb, fc));
     }
+  }
+
+  // D = A·B + C (m×k, k×n, m×n, row-major) in f32 with one rounding per fused multiply-add, each
+  // element accumulated in k order: f32_plain<aop::fma> over the whole product (mma, wmma, wgmma).
+  // false when an element comes out NaN (which NaN is arith's choice, as for f32_plain); D is then
+  // partly written and the caller computes it element by element.
+  static bool f32_product(const double* A, const double* B, const double* C, double* D, std::uint32_t m,
+                          std::uint32_t n, std::uint32_t k) {
+    // The operands rounded to f32 once (f32_plain rounds them at each use), then rows of D in
+    // float: the j loop has no dependency between its iterations, so it vectorizes, and on an x86
+    // CPU with FMA the fused operation is an instruction instead of a call of the C library's fmaf.
+    constexpr std::uint32_t max_side = 256;  // mma, wmma: 16; wgmma: n up to 256, k 16
+    if (m > max_side || n > max_side || k > max_side) return false;
+    float a[max_side], acc[max_side];
+    std::vector<float> b(std::size_t{k} * n);
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(B[i]);
+    for (std::uint32_t i = 0; i < m; ++i) {
+      for (std::uint32_t q = 0; q < k; ++q) a[q] = static_cast<float>(A[std::size_t{i} * k + q]);
+      for (std::uint32_t j = 0; j < n; ++j) acc[j] = static_cast<float>(C[std::size_t{i} * n + j]);
+      fma_rows(a, b.data(), acc, n, k);
+      for (std::uint32_t j = 0; j < n; ++j) {
+        if (std::isnan(acc[j])) return false;
+        D[std::size_t{i} * n + j] = static_cast<double>(acc[j]);
+      }
+    }
+    return true;
   }
 
   std::optional<bool> compare(cmp_op c, real a, real b, rkind) {
@@ -214,6 +241,28 @@ class float32_domain {
   }
 
   input_source inputs_;
+
+  // acc[j] = fma(a[q], b[q·n + j], acc[j]) for q = 0, 1, ..., k − 1 (f32_product's row).
+  static void fma_rows_portable(const float* a, const float* b, float* acc, std::uint32_t n, std::uint32_t k) {
+    for (std::uint32_t q = 0; q < k; ++q)
+      for (std::uint32_t j = 0; j < n; ++j) acc[j] = std::fma(a[q], b[std::size_t{q} * n + j], acc[j]);
+  }
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  __attribute__((target("fma"))) static void fma_rows_x86(const float* a, const float* b, float* acc,
+                                                          std::uint32_t n, std::uint32_t k) {
+    for (std::uint32_t q = 0; q < k; ++q)
+      for (std::uint32_t j = 0; j < n; ++j) acc[j] = __builtin_fmaf(a[q], b[std::size_t{q} * n + j], acc[j]);
+  }
+  static void fma_rows(const float* a, const float* b, float* acc, std::uint32_t n, std::uint32_t k) {
+    static const bool fma = __builtin_cpu_supports("fma");
+    if (fma) fma_rows_x86(a, b, acc, n, k);
+    else fma_rows_portable(a, b, acc, n, k);
+  }
+#else
+  static void fma_rows(const float* a, const float* b, float* acc, std::uint32_t n, std::uint32_t k) {
+    fma_rows_portable(a, b, acc, n, k);
+  }
+#endif
 };
 
 static_assert(value_domain<float32_domain>);

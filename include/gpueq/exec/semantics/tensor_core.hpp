@@ -89,6 +89,8 @@ template <value_domain D, observer O>
 inline auto engine<D, O>::product(const std::vector<real>& A, const std::vector<real>& B, const std::vector<real>& C,
     std::uint32_t m, std::uint32_t n, std::uint32_t k, std::uint32_t t) -> std::vector<real> {
   std::vector<real> Dm(std::size_t{m} * n);
+  if constexpr (requires { D::f32_product(A.data(), B.data(), C.data(), Dm.data(), m, n, k); })
+    if (D::f32_product(A.data(), B.data(), C.data(), Dm.data(), m, n, k)) return Dm;
   for (std::uint32_t i = 0; i < m; ++i)
     for (std::uint32_t j = 0; j < n; ++j) {
       real acc = C[i * n + j];
