@@ -315,19 +315,8 @@ class engine {
   std::uint32_t warp_fast(std::uint32_t first, std::uint32_t end, std::uint32_t pc, std::uint32_t& ran);
   void plan_warp_steps();
   struct warp_step {  // per instruction: how run_warp may run it (bits)
-    static constexpr std::uint8_t none = 0, fast = 1, generic = 2, collective = 4;
+    static constexpr std::uint8_t none = 0, fast = 1, generic = 2;
   };
-  // A warp collective for the lanes [first, end) of one warp, all runnable at pc (see run_warp):
-  // each lane arrives in lane order, the last member completes it; whether every lane went on.
-  bool warp_collective(std::uint32_t first, std::uint32_t end, std::uint32_t pc);
-  // While warp_collective runs: the warp's lanes that have not exited, and the member mask the
-  // lanes arrived with so far (uniform: all the same). arrive_warp uses it to skip try_collective
-  // where its scan could only find a later member still running (warp_collective).
-  struct warp_arrival {
-    bool on = false, uniform = true;
-    std::uint32_t live = 0, arrived = 0;
-    std::uint64_t mask = 0;
-  } warp_arrival_;
   [[noreturn]] void deadlock();
   // "threads 0..31, 64..95" / "thread 7" (linear ids, ascending): at most four ranges, then how
   // many more threads.

@@ -51,16 +51,6 @@ inline void engine<D, O>::arrive_warp(std::uint32_t t, const xinstr& x, std::uin
   status_[t] = status::at_warp;
   warp_mask_[t] = static_cast<std::uint32_t>(mask);
   (void)pc;
-  if (warp_arrival& a = warp_arrival_; a.on) {
-    // The lanes of a warp_collective arrive in lane order at one instruction. While they all
-    // arrived with one mask and a member above this lane has not exited (it is still running, at
-    // this instruction), try_collective's scan would pass the members below (same instruction, same
-    // mask) and return at the first running one: nothing to do yet.
-    a.uniform = a.uniform && (a.arrived == 0 || a.mask == mask);
-    a.mask = mask;
-    ++a.arrived;
-    if (a.uniform && (mask & a.live & ~((std::uint64_t{2} << lane) - 1))) return;
-  }
   try_collective(t);
 }
 

@@ -164,12 +164,6 @@ inline bool engine<D, O>::run_warp(std::uint32_t w, std::uint32_t budget) {
     if (pc >= size) return false;
     const std::uint8_t how = warp_steps_[pc];
     if (how == warp_step::none) return false;
-    if (how & warp_step::collective) {
-      if (!warp_collective(first, end, pc)) return false;
-      converged = true;
-      ++pc;
-      continue;
-    }
     // One dispatch on the form for the whole warp; the lanes run inside (warp_lanes).
     bool all = false;
     switch (p_.fast[pc].op) {
@@ -241,35 +235,6 @@ inline bool engine<D, O>::warp_lanes(std::uint32_t first, std::uint32_t end, std
   return true;
 }
 
-// A warp collective warp-wide (warp_step::collective): each lane that has not exited arrives in
-// lane order, as round robin's pass would run them to it, and the last member's arrival completes
-// it (arrive_warp, try_collective). Against round robin this moves only the data instructions
-// after the collective: round robin runs the completing lane on from there first, the others in
-// the next pass; here they go on together, the reordering run_warp's rounds already make. An error
-// is not left for round robin (the lanes before have arrived): it ends the run, which check::
-// run_cta runs again under round robin, as any warp-wide run that stops with an error.
-template <value_domain D, observer O>
-inline bool engine<D, O>::warp_collective(std::uint32_t first, std::uint32_t end, std::uint32_t pc) {
-  warp_arrival& a = warp_arrival_;
-  a = warp_arrival{true, true, 0, 0, 0};
-  for (std::uint32_t t = first; t < end; ++t)
-    if (status_[t] != status::exited) a.live |= 1u << (t - first);
-  struct off {
-    warp_arrival& a;
-    ~off() { a.on = false; }
-  } reset{a};
-  warp_steps_taken_ = true;
-  const xinstr& x = p_.code[pc];
-  for (std::uint32_t t = first; t < end; ++t) {
-    if (status_[t] == status::exited) continue;
-    if (++stats_.steps >= next_check_) checks(t);
-    generic_step(t, x, pc);
-  }
-  for (std::uint32_t t = first; t < end; ++t)
-    if (status_[t] != status::exited && (status_[t] != status::runnable || pc_[t] != pc + 1)) return false;
-  return true;
-}
-
 // How run_warp may run each instruction (warp_step): by its fast form; by the generic path when it
 // is a data instruction (ptx::computes_data: its result is a function of its operands), cvta, or a
 // load of a kernel parameter or constant memory. Anything else (other memory forms, atomics,
@@ -281,17 +246,6 @@ inline void engine<D, O>::plan_warp_steps() {
       case special_reg::clock: case special_reg::clock64: case special_reg::clock_hi: case special_reg::globaltimer:
       case special_reg::globaltimer_lo: case special_reg::globaltimer_hi: return true;
       default: return false;
-    }
-  };
-  auto one_warp_collective = [](const xinstr& x) {
-    using op = ptx::opcode;
-    auto c = ptx::collective(x.op);
-    if (!(c == ptx::collective_kind::warp || (c == ptx::collective_kind::warp_if_aligned && x.has(flag::aligned))))
-      return false;
-    switch (x.op) {
-      case op::setmaxnreg: case op::wgmma_fence: case op::wgmma_mma_async: case op::wgmma_commit_group:
-      case op::wgmma_wait_group: case op::tensormap_cp_fenceproxy: return false;
-      default: return ptx::is_supported(x.op);
     }
   };
   warp_steps_.assign(p_.code.size(), warp_step::none);
@@ -312,8 +266,6 @@ inline void engine<D, O>::plan_warp_steps() {
     const bool constant_load = x.op == ptx::opcode::ld && x.has_space &&
                                (x.space == ptx::state_space::param || x.space == ptx::state_space::constant);
     if (ptx::computes_data(x.op) || x.op == ptx::opcode::cvta || constant_load) how |= warp_step::generic;
-    // Warp collectives of one warp (not the warpgroup's: setmaxnreg, wgmma), unguarded.
-    if (!x.guarded && one_warp_collective(x)) how = warp_step::collective;
     warp_steps_[pc] = how;
   }
 }
