@@ -433,6 +433,17 @@ TEST_CASE("fast forms: float32_domain::f32_plain is arith with float_mode{} on f
     CHECK(agree(mul, d.arith(aop::mul, std::span<const double>(x, 2), exec::rkind::f32, {})));
     CHECK(agree(fma, d.arith(aop::fma, std::span<const double>(x, 3), exec::rkind::f32, {})));
     nans += std::isnan(add);
+    // f32_fma_lanes (a warp's fmas at once) gives f32_plain<aop::fma>'s value in every lane.
+    float fa[3], fb[3], fc[3], fr[3];
+    for (int lane = 0; lane < 3; ++lane) {
+      fa[lane] = static_cast<float>(x[lane]);
+      fb[lane] = static_cast<float>(x[(lane + 1) % 3]);
+      fc[lane] = static_cast<float>(x[(lane + 2) % 3]);
+    }
+    exec::float32_domain::f32_fma_lanes(fa, fb, fc, fr, 3);
+    for (int lane = 0; lane < 3; ++lane)
+      CHECK(agree(static_cast<double>(fr[lane]),
+                  exec::float32_domain::f32_plain<aop::fma>(x[lane], x[(lane + 1) % 3], x[(lane + 2) % 3])));
   }
   CHECK(nans > 100);
 }

@@ -253,15 +253,40 @@ class float32_domain {
     for (std::uint32_t q = 0; q < k; ++q)
       for (std::uint32_t j = 0; j < n; ++j) acc[j] = __builtin_fmaf(a[q], b[std::size_t{q} * n + j], acc[j]);
   }
-  static void fma_rows(const float* a, const float* b, float* acc, std::uint32_t n, std::uint32_t k) {
+  __attribute__((target("fma"))) static void fma_lanes_x86(const float* a, const float* b, const float* c, float* r,
+                                                           std::uint32_t n) {
+    for (std::uint32_t i = 0; i < n; ++i) r[i] = __builtin_fmaf(a[i], b[i], c[i]);
+  }
+  static bool cpu_has_fma() {
     static const bool fma = __builtin_cpu_supports("fma");
-    if (fma) fma_rows_x86(a, b, acc, n, k);
+    return fma;
+  }
+  static void fma_rows(const float* a, const float* b, float* acc, std::uint32_t n, std::uint32_t k) {
+    if (cpu_has_fma()) fma_rows_x86(a, b, acc, n, k);
     else fma_rows_portable(a, b, acc, n, k);
   }
+
+ public:
+  // r[i] = fma(a[i], b[i], c[i]) in f32 for i < n: f32_plain<aop::fma> for a warp's lanes at once
+  // (engine::warp_float_lanes), the fused operation an instruction where the CPU has one.
+  static void f32_fma_lanes(const float* a, const float* b, const float* c, float* r, std::uint32_t n) {
+    if (cpu_has_fma()) fma_lanes_x86(a, b, c, r, n);
+    else
+      for (std::uint32_t i = 0; i < n; ++i) r[i] = std::fma(a[i], b[i], c[i]);
+  }
+
+ private:
 #else
   static void fma_rows(const float* a, const float* b, float* acc, std::uint32_t n, std::uint32_t k) {
     fma_rows_portable(a, b, acc, n, k);
   }
+
+ public:
+  static void f32_fma_lanes(const float* a, const float* b, const float* c, float* r, std::uint32_t n) {
+    for (std::uint32_t i = 0; i < n; ++i) r[i] = std::fma(a[i], b[i], c[i]);
+  }
+
+ private:
 #endif
 };
 

@@ -211,6 +211,30 @@ inline std::uint32_t engine<D, O>::warp_float_lanes(std::uint32_t first, std::ui
   const value* c = A == aop::fma ? regs + std::size_t{f.src[2]} * warp_size : a;
   value* d = regs + std::size_t{f.dst[0]} * warp_size;
   std::uint32_t t = first;
+  if constexpr (A == aop::fma) {
+    // The lanes' operands gathered (to f32, as f32_plain rounds them) up to the first lane that
+    // is not all reals, their fmas at once (D::f32_fma_lanes), then written in lane order up to
+    // the first NaN. Every source is read before any result is written (d may be a source).
+    float fa[warp_size], fb[warp_size], fc[warp_size], fr[warp_size];
+    std::uint32_t lanes[warp_size], n = 0;
+    for (; t < end; ++t) {
+      if (status_[t] == status::exited) continue;
+      const std::uint32_t l = t - first;
+      if (a[l].t != value::tag::real || b[l].t != value::tag::real || c[l].t != value::tag::real) break;
+      fa[n] = static_cast<float>(a[l].r);
+      fb[n] = static_cast<float>(b[l].r);
+      fc[n] = static_cast<float>(c[l].r);
+      lanes[n++] = l;
+    }
+    D::f32_fma_lanes(fa, fb, fc, fr, n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (std::isnan(fr[i])) return first + lanes[i];
+      d[lanes[i]] = value::of_real(static_cast<double>(fr[i]), rkind::f32);
+      pc_[first + lanes[i]] = pc + 1;
+      ++ran;
+    }
+    return t;
+  }
   for (; t < end; ++t) {
     if (status_[t] == status::exited) continue;
     const std::uint32_t l = t - first;
