@@ -242,12 +242,9 @@ class float32_domain {
 
   input_source inputs_;
 
-  // acc[j] = fma(a[q], b[q·n + j], acc[j]) for q = 0, 1, ..., k − 1 (f32_product's row).
-  static void fma_rows_portable(const float* a, const float* b, float* acc, std::uint32_t n, std::uint32_t k) {
-    for (std::uint32_t q = 0; q < k; ++q)
-      for (std::uint32_t j = 0; j < n; ++j) acc[j] = std::fma(a[q], b[std::size_t{q} * n + j], acc[j]);
-  }
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define GPUEQ_F32_FMA_CLONES 1
+  // The fused loops compiled for FMA whatever the build's -march, used where the CPU has it.
   __attribute__((target("fma"))) static void fma_rows_x86(const float* a, const float* b, float* acc,
                                                           std::uint32_t n, std::uint32_t k) {
     for (std::uint32_t q = 0; q < k; ++q)
@@ -261,33 +258,27 @@ class float32_domain {
     static const bool fma = __builtin_cpu_supports("fma");
     return fma;
   }
+#endif
+
+  // acc[j] = fma(a[q], b[q·n + j], acc[j]) for q = 0, 1, ..., k − 1 (f32_product's row).
   static void fma_rows(const float* a, const float* b, float* acc, std::uint32_t n, std::uint32_t k) {
-    if (cpu_has_fma()) fma_rows_x86(a, b, acc, n, k);
-    else fma_rows_portable(a, b, acc, n, k);
+#ifdef GPUEQ_F32_FMA_CLONES
+    if (cpu_has_fma()) return fma_rows_x86(a, b, acc, n, k);
+#endif
+    for (std::uint32_t q = 0; q < k; ++q)
+      for (std::uint32_t j = 0; j < n; ++j) acc[j] = std::fma(a[q], b[std::size_t{q} * n + j], acc[j]);
   }
 
  public:
   // r[i] = fma(a[i], b[i], c[i]) in f32 for i < n: f32_plain<aop::fma> for a warp's lanes at once
   // (engine::warp_float_lanes), the fused operation an instruction where the CPU has one.
   static void f32_fma_lanes(const float* a, const float* b, const float* c, float* r, std::uint32_t n) {
-    if (cpu_has_fma()) fma_lanes_x86(a, b, c, r, n);
-    else
-      for (std::uint32_t i = 0; i < n; ++i) r[i] = std::fma(a[i], b[i], c[i]);
-  }
-
- private:
-#else
-  static void fma_rows(const float* a, const float* b, float* acc, std::uint32_t n, std::uint32_t k) {
-    fma_rows_portable(a, b, acc, n, k);
-  }
-
- public:
-  static void f32_fma_lanes(const float* a, const float* b, const float* c, float* r, std::uint32_t n) {
+#ifdef GPUEQ_F32_FMA_CLONES
+    if (cpu_has_fma()) return fma_lanes_x86(a, b, c, r, n);
+#endif
     for (std::uint32_t i = 0; i < n; ++i) r[i] = std::fma(a[i], b[i], c[i]);
   }
-
- private:
-#endif
+#undef GPUEQ_F32_FMA_CLONES
 };
 
 static_assert(value_domain<float32_domain>);
