@@ -259,6 +259,7 @@ class engine {
     live_ = n_;
     warps_ = (n_ + warp_size - 1) / warp_size;
     warp_generation_.assign(warps_, 1);
+    collective_scan_.assign(warps_, {});
     setmaxnreg_.assign(warps_, {});
     wgmma_warps_.assign(warps_, nullptr);
 
@@ -779,6 +780,15 @@ class engine {
   std::vector<std::uint32_t> pc_, warp_mask_;
   std::vector<barrier_key> barrier_of_;  // per thread at a barrier: the resource it waits on
   std::vector<std::uint32_t> warp_generation_;
+  // Per warp: what try_collective's last unfinished scan of the open generation established, so
+  // that the next arrival does not scan the same lanes again (semantics/collective.hpp).
+  struct collective_scan {
+    std::uint32_t generation = 0;  // the warp generation it holds for (0: none; they start at 1)
+    std::uint32_t mask = 0;        // the member mask it scanned
+    std::uint32_t lanes = 0;       // members below this lane are arrived (or exited) and agree
+    std::uint32_t pc = 0;          // ... with the collective at this instruction
+  };
+  std::vector<collective_scan> collective_scan_;
   // Per warp: the setmaxnreg instructions it executed, in order, with their register counts
   // (semantics/collective.hpp checks that a warpgroup's warps execute the same ones).
   struct register_count_change {

@@ -55,20 +55,28 @@ inline void engine<D, O>::arrive_warp(std::uint32_t t, const xinstr& x, std::uin
 }
 
 // Completes the collective thread t waits at, if every non-exited member has arrived.
+//
+// The members are checked in lane order up to the first one that has not arrived. Arrived members
+// stay where they are until the generation completes, so when t waits at the instruction and with
+// the mask the warp's last unfinished scan held, the lanes that scan passed agree with t as they
+// did with it, and the scan goes on from there (collective_scan_): an arrival in lane order costs
+// one lane instead of all the lanes before it. Anything else scans from lane 0.
 template <value_domain D, observer O>
 inline void engine<D, O>::try_collective(std::uint32_t t) {
   std::uint32_t w = t / warp_size, base = w * warp_size;
   std::uint32_t mask = warp_mask_[t];
   const xinstr& x = p_.code[pc_[t]];
-  // The members found so far, on the stack: a lane's arrival usually finds a later member still
-  // running, and the member list is made only when every member has arrived.
-  std::array<std::uint32_t, warp_size> arrived;
-  std::uint32_t count = 0;
-  for (std::uint32_t lane = 0; lane < warp_size; ++lane) {
+  collective_scan& scan = collective_scan_[w];
+  std::uint32_t first = 0;
+  if (scan.generation == warp_generation_[w] && scan.mask == mask && scan.pc == pc_[t]) first = scan.lanes;
+  for (std::uint32_t lane = first; lane < warp_size; ++lane) {
     if (!(mask >> lane & 1)) continue;
     std::uint32_t u = base + lane;
     if (status_[u] == status::exited) continue;
-    if (status_[u] != status::at_warp) return;
+    if (status_[u] != status::at_warp) {
+      scan = {warp_generation_[w], mask, lane, pc_[t]};
+      return;
+    }
     const xinstr& y = p_.code[pc_[u]];
     if (y.op != x.op || y.flags != x.flags || warp_mask_[u] != mask) {
       // Divergence within the warp: members wait at different collectives.
@@ -85,8 +93,12 @@ inline void engine<D, O>::try_collective(std::uint32_t t) {
                " (" + where(pc_[t]) + " and " + where(pc_[u]) +
                "): every thread of the warp must execute the same instruction",
            pc_[u]);
-    arrived[count++] = u;
   }
+  // Every non-exited member has arrived: they are the collective's members, in lane order.
+  std::array<std::uint32_t, warp_size> arrived;
+  std::uint32_t count = 0;
+  for (std::uint32_t lane = 0; lane < warp_size; ++lane)
+    if (mask >> lane & 1 && status_[base + lane] == status::at_warp) arrived[count++] = base + lane;
   if (count == 0) return;
   const std::vector<std::uint32_t> members(arrived.begin(), arrived.begin() + count);
   std::vector<barrier_registration> regs;
@@ -144,7 +156,7 @@ inline void engine<D, O>::collective(const xinstr& x, const std::vector<std::uin
 template <value_domain D, observer O>
 inline void engine<D, O>::shfl(const xinstr& x, const std::vector<std::uint32_t>& members) {
   // PTX ISA, shfl.sync: source lane j from b (lane or offset) and c (clamp | segment mask << 8).
-  std::vector<value> a(members.size());
+  std::array<value, warp_size> a;  // the members' sources, by place in members
   // An undefined source value (values.hpp) moves like any other: the lane that reads it holds an
   // undefined value (Triton's cross-warp reductions shuffle unloaded registers in lanes whose
   // results are never used).
@@ -152,7 +164,7 @@ inline void engine<D, O>::shfl(const xinstr& x, const std::vector<std::uint32_t>
   std::array<std::uint32_t, warp_size> index;  // lane -> its place in members, or ~0u
   index.fill(~0u);
   for (std::size_t i = 0; i < members.size(); ++i) index[members[i] % warp_size] = static_cast<std::uint32_t>(i);
-  std::vector<std::pair<value, bool>> out(members.size());
+  std::array<std::pair<value, bool>, warp_size> out;
   for (std::size_t i = 0; i < members.size(); ++i) {
     std::uint32_t u = members[i], lane = u % warp_size;
     std::uint32_t bval = static_cast<std::uint32_t>(to_bits(read(u, x.ops[2]), u)) & 31;
