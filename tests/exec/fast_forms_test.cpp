@@ -704,6 +704,65 @@ TEST_CASE("fast forms: the warp forms agree with the fast forms lane by lane, an
   }
 }
 
+// A word stored whole and then covered in part by a narrower store: the word read back is the
+// two values' bytes, not the whole one stored first; the word stored whole again at the same place
+// holds every byte again (a byte read sees it); a half stored over it shows in the next word read.
+// Each thread works on its own word of shared memory. PTX checked with ptxas -arch=sm_80.
+constexpr std::string_view overwrite_kernel = R"(
+.visible .entry overwrite(.param .u64 o_param)
+{
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<8>;
+  .shared .align 4 .b8 buf[128];
+  ld.param.u64 %rd1, [o_param];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, buf;
+  shl.b32 %r3, %r1, 2;
+  add.s32 %r4, %r2, %r3;
+  mad.lo.s32 %r5, %r1, 16843009, 67305985;
+  st.shared.u32 [%r4], %r5;
+  mov.u32 %r6, 238;
+  st.shared.u8 [%r4+1], %r6;
+  ld.shared.u32 %r7, [%r4];
+  ld.shared.u8 %r8, [%r4+1];
+  st.shared.u32 [%r4], %r5;
+  ld.shared.u8 %r9, [%r4+1];
+  ld.shared.u32 %r10, [%r4];
+  mov.u32 %r11, 48879;
+  st.shared.u16 [%r4+2], %r11;
+  ld.shared.u32 %r12, [%r4];
+  mul.wide.u32 %rd3, %r1, 20;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r7;
+  st.global.u32 [%rd4+4], %r8;
+  st.global.u32 [%rd4+8], %r9;
+  st.global.u32 [%rd4+12], %r10;
+  st.global.u32 [%rd4+16], %r12;
+  ret;
+}
+)";
+
+TEST_CASE("fast forms: a value covered in part by a later store is read as pieces, on every path") {
+  auto l = one_cta(32, {out_int("o", 160)});
+  auto k = load(overwrite_kernel);
+  observed r = same_both_ways<float32_box>(*k, l);
+  REQUIRE(r.error.empty());
+  float32_box b;
+  auto o = cells(*k, l, b.d, 0);
+  REQUIRE(o.size() == 160);
+  for (std::uint32_t t = 0; t < 32; ++t) {
+    INFO("thread " << t);
+    const std::uint32_t v = t * 0x01010101u + 0x04030201u;  // the word each thread stores
+    const std::uint32_t want[5] = {(v & 0xffff00ffu) | 0xee00u, 0xeeu, (v >> 8) & 0xffu, v,
+                                   (v & 0xffffu) | 0xbeef0000u};
+    for (std::uint32_t i = 0; i < 5; ++i) {
+      REQUIRE(o[5 * t + i]);
+      CHECK((o[5 * t + i]->bits & 0xffffffffu) == want[i]);
+    }
+  }
+}
+
 TEST_CASE("fast forms: a lane whose symbolic arith fails stops the warp form; the error is the lane-by-lane one") {
   // From thread 37 (the second warp's lane 5) on, %f13 is +inf and %f12 is 0 as symbolic values:
   // +inf · 0 has no real value, so the warp form (warp_arith_lanes) runs lanes 32..36 and hands

@@ -7,7 +7,11 @@
 // concrete values only; a symbolic value read in pieces is a clear error.
 //
 // Byte-to-value slots live in pages allocated on first touch, so a large tensor of which a CTA
-// touches a tile costs memory for the tile.
+// touches a tile costs memory for the tile. A slot stands for a granule of bytes, as large as
+// every store so far allows (region::store): a float tensor written and read by whole floats keeps
+// one slot per element, not four, and a store of a smaller or misaligned piece refines the
+// region's granules once. What a slot means (the value covering a given byte) does not depend on
+// the granule.
 #pragma once
 
 #include <gpueq/exec/launch.hpp>
@@ -16,6 +20,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -32,14 +37,18 @@ struct stored_value {
   // An input element (or one of given contents) read and kept here so that later reads see the
   // same value: the element is not written, so touched_elements and an output read pass over it.
   bool materialized = false;
+  // No later store covered a part of it: every byte of [offset, offset + width) still holds it.
+  // Once false, its remaining bytes are read as pieces (region::exact declines it).
+  bool intact = true;
 };
 
 template <class R>
 class region {
  public:
-  // 512-byte pages (2 KiB of slots): a CTA that reads a column tile of a row-major matrix
-  // touches a few bytes of every row, and each row it touches costs a page; with 4 KiB pages a
-  // 128-column tile of a 4096x4096 matrix cost 64 MiB of zeroed slots per CTA.
+  // Pages of 512 slots (2 KiB; 512 bytes to 4 KiB of the region by the granule): a CTA that
+  // reads a column tile of a row-major matrix touches a few bytes of every row, and each row it
+  // touches costs a page; with pages of 4096 byte slots a 128-column tile of a 4096x4096 matrix
+  // cost 64 MiB of zeroed slots per CTA.
   static constexpr unsigned page_bits = 9;
   static constexpr std::uint64_t page_size = std::uint64_t{1} << page_bits;
 
@@ -61,9 +70,10 @@ class region {
 
   // 0: the byte was never written; else 1 + index into values().
   std::uint32_t slot(std::uint64_t offset) const {
-    std::uint64_t p = offset >> page_bits;
+    const std::uint64_t g = offset >> shift_;
+    const std::uint64_t p = g >> page_bits;
     if (p >= pages_.size() || !pages_[p]) return 0;
-    return (*pages_[p])[offset & (page_size - 1)];
+    return (*pages_[p])[g & (page_size - 1)];
   }
   const stored_value<R>& value(std::uint32_t slot_id) const { return values_[slot_id - 1]; }
   const std::vector<stored_value<R>>& values() const { return values_; }
@@ -72,15 +82,30 @@ class region {
   // cell is an input element's value being read, not a write.
   void store(std::uint64_t offset, std::uint32_t width, cell<R> c, bool materialized = false) {
     std::uint32_t s = slot(offset);
-    if (s && values_[s - 1].offset == offset && values_[s - 1].width == width) {
+    if (s && values_[s - 1].offset == offset && values_[s - 1].width == width && values_[s - 1].intact) {
       values_[s - 1].value = std::move(c);  // the same place again: overwrite in place
       values_[s - 1].materialized = materialized;
       return;
     }
     values_.push_back({std::move(c), offset, width, materialized});
     auto id = static_cast<std::uint32_t>(values_.size());
-    for (std::uint64_t b = offset; b < offset + width; ++b) set_slot(b, id);
+    // The granule: on the first store the largest power of two up to 8 bytes that its offset and
+    // width are multiples of; a later store that does not cover whole granules refines them.
+    const auto fit = static_cast<unsigned>(std::min(3, std::countr_zero(offset | width)));
+    if (values_.size() == 1 && pages_.empty()) shift_ = fit;
+    else if (fit < shift_) refine(fit);
+    for (std::uint64_t g = offset >> shift_; g < (offset + width) >> shift_; ++g) {
+      std::uint32_t& slot_of = slot_ref(g);
+      // A value this one covers only in part is no longer whole anywhere.
+      if (slot_of) {
+        stored_value<R>& old = values_[slot_of - 1];
+        if (old.offset < offset || old.offset + old.width > offset + width) old.intact = false;
+      }
+      slot_of = id;
+    }
   }
+  // Bytes per slot (tests, statistics).
+  std::uint32_t granule() const { return std::uint32_t{1} << shift_; }
 
   // The indices of the elements that some store touched, ascending and distinct: the union of
   // every stored value's byte range (materialized inputs left out). A value later overwritten in
@@ -108,19 +133,33 @@ class region {
     std::uint32_t s = slot(offset);
     if (!s) return nullptr;
     const auto& v = values_[s - 1];
-    if (v.offset != offset || v.width != width) return nullptr;
+    if (v.offset != offset || v.width != width || !v.intact) return nullptr;
     return &v.value;
   }
 
  private:
-  void set_slot(std::uint64_t offset, std::uint32_t id) {
-    std::uint64_t p = offset >> page_bits;
+  using page = std::array<std::uint32_t, page_size>;
+  std::uint32_t& slot_ref(std::uint64_t granule) {
+    std::uint64_t p = granule >> page_bits;
     if (p >= pages_.size()) pages_.resize(p + 1);
-    if (!pages_[p]) pages_[p] = std::make_unique<std::array<std::uint32_t, page_size>>();
-    (*pages_[p])[offset & (page_size - 1)] = id;
+    if (!pages_[p]) pages_[p] = std::make_unique<page>();
+    return (*pages_[p])[granule & (page_size - 1)];
+  }
+  // Granules of 2^shift bytes (shift < shift_) from the present ones: each slot repeated.
+  void refine(unsigned shift) {
+    const std::uint64_t f = std::uint64_t{1} << (shift_ - shift);
+    std::vector<std::unique_ptr<page>> old = std::move(pages_);
+    pages_.clear();
+    shift_ = shift;
+    for (std::uint64_t p = 0; p < old.size(); ++p)
+      if (old[p])
+        for (std::uint64_t i = 0; i < page_size; ++i)
+          if (std::uint32_t id = (*old[p])[i])
+            for (std::uint64_t j = 0; j < f; ++j) slot_ref(((p << page_bits) + i) * f + j) = id;
   }
 
-  std::vector<std::unique_ptr<std::array<std::uint32_t, page_size>>> pages_;
+  unsigned shift_ = 0;  // a slot per 2^shift_ bytes
+  std::vector<std::unique_ptr<page>> pages_;
   std::vector<stored_value<R>> values_;
 };
 

@@ -406,17 +406,21 @@ inline auto engine<D, O>::assemble(region<real>& r, std::uint64_t offset, std::u
     int in_thread) -> value {
   const auto& first = r.value(r.slot(offset));
   // Two 16-bit floats read as 32 bits, or two fp8 values as 16 bits: a packed pair.
-  if ((width == 4 || width == 2) && first.width == width / 2 && first.offset == offset) {
-    std::uint32_t s2 = r.slot(offset + width / 2);
-    if (s2) {
+  // (Each half read must hold its value in every byte: a later store may have covered a part.)
+  const std::uint32_t half = width / 2;
+  if ((width == 4 || width == 2) && first.width == half && first.offset == offset &&
+      r.slot(offset + half - 1) == r.slot(offset)) {
+    std::uint32_t s2 = r.slot(offset + half);
+    if (s2 && r.slot(offset + width - 1) == s2) {
       const auto& second = r.value(s2);
-      if (second.offset == offset + width / 2 && second.width == width / 2 && first.value.t == value::tag::real &&
+      if (second.offset == offset + half && second.width == half && first.value.t == value::tag::real &&
           second.value.t == value::tag::real && first.value.k != rkind::integer && first.value.k == second.value.k &&
           bytes(first.value.k) == width / 2)
         return value::of_packed(first.value.r, second.value.r, first.value.k);
     }
   }
-  if ((width == 2 || width == 1) && first.width == 2 * width && first.value.t == value::tag::packed &&
+  if ((width == 2 || width == 1) && first.width == 2 * width && r.slot(offset + width - 1) == r.slot(offset) &&
+      first.value.t == value::tag::packed &&
       bytes(first.value.k) == width && (offset - first.offset) % width == 0)
     return value::of_real(offset == first.offset ? first.value.r : first.value.r2, first.value.k);
   std::uint64_t bits = 0;
@@ -584,7 +588,7 @@ inline std::uint32_t engine<D, O>::warp_load_prepare(std::uint32_t first, std::u
   // Whether element e of lane t reads the whole value stored at its place (its slot found).
   auto exact = [&](std::uint32_t t, std::uint32_t e) {
     const auto& sv = r.value(plan.slots[t - first][e]);
-    return sv.offset == plan.at[t - first] + std::uint64_t{e} * w && sv.width == w;
+    return sv.offset == plan.at[t - first] + std::uint64_t{e} * w && sv.width == w && sv.intact;
   };
   // The lanes before `checked` are known to read whole values; check those before lane `upto`
   // (and its elements before `e`): the first that does not, or upto.
