@@ -369,6 +369,31 @@ TEST_CASE_TEMPLATE("one wgmma m64n8k8 .tf32 tile: 4-byte elements, both operands
   CHECK(bad == 0);
 }
 
+// The tf32 tile with one middle byte of each thread's first A element (a 4-byte stored value)
+// overwritten between commit and wait: the element's first and last bytes still hold the value
+// the MMA read, its second does not.
+TEST_CASE("wgmma: a tf32 operand overwritten in one middle byte before the wait is an error") {
+  std::string p = wg_replaced(std::string(wg_tile), "  mov.u32 %r16, sB;\n  shl.b32 %r17, %r1, 4;\n",
+                              "  mov.u32 %r16, sB;\n  shr.u32 %r17, %r1, 1;\n  shl.b32 %r17, %r17, 4;\n"
+                              "  and.b32 %r19, %r1, 1;\n  shl.b32 %r19, %r19, 7;\n  add.s32 %r17, %r17, %r19;\n");
+  p = wg_replaced(p, "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, %f4}, %rd8, %rd10, %p2, 1, 1, 0, 1;",
+                  "wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 {%f1, %f2, %f3, %f4}, %rd8, %rd10, %p2, 1, 1;");
+  p = wg_replaced(p, "  wgmma.wait_group.sync.aligned 0;\n",
+                  "  mov.b32 %r24, 255;\n  st.shared.u8 [%r15+1], %r24;\n  wgmma.wait_group.sync.aligned 0;\n");
+  auto k = load(p, "tile_tf32.ptx");
+  exec::launch l = one_cta(128, {out_f32("Y", 512), tensor("A", exec::rkind::f32, {64, 8}, true, false),
+                                 tensor("Bt", exec::rkind::f32, {8, 8}, true, false),
+                                 tensor("Af", exec::rkind::f16, {128 * 8}, true, false)});
+  fixture<exec::exact_domain> f(small_integers(3));
+  auto e = expect_error(*k, l, f.d);
+  CHECK(e.kind == exec::error_kind::barrier);
+  CAPTURE(e.message);
+  CHECK(contains(e.message, "tile_tf32.ptx:" + std::to_string(line_of(p, "wgmma.wait_group"))));
+  CHECK(contains(e.message, "shared sA["));
+  CHECK(contains(e.message, "an operand of the wgmma.mma_async at tile_tf32.ptx:" +
+                                std::to_string(line_of(p, "wgmma.mma_async")) + ", is overwritten"));
+}
+
 TEST_CASE("wgmma: an accumulator read or written before the retiring wgmma.wait_group is an error") {
   std::string base(wg_tile);
   fixture<exec::exact_domain> f(small_integers(3));

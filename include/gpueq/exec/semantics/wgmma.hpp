@@ -87,8 +87,8 @@ struct engine<D, O>::wgmma_warp {
   struct operand {  // an element read from shared memory: the stored values that held its bytes
     std::uint32_t region = 0;
     std::uint64_t offset = 0;
-    std::uint32_t first = 0, last = 0;  // the store slots of its first and last byte
-    value v;                            // the first one's value then
+    std::array<std::uint32_t, 4> slots{};  // the store slots of its bytes (1, 2 or 4 of them)
+    value v;                               // the first byte's value then
   };
   struct issue {
     std::uint64_t id = 0;
@@ -229,9 +229,10 @@ inline void engine<D, O>::wgmma_mma_async(const xinstr& x, const std::vector<std
     if (p.r->space != memory_space::shared)
       fail_at(error_kind::out_of_bounds, u0, "a wgmma.mma_async descriptor addresses 0x" + hex(at) + ", outside shared memory");
     chunks.push_back({p.index, p.offset & ~std::uint64_t{15}});
-    const std::uint32_t first = p.r->slot(p.offset), last = p.r->slot(p.offset + e - 1);
+    std::array<std::uint32_t, 4> slots{};
+    for (std::uint32_t b = 0; b < e; ++b) slots[b] = p.r->slot(p.offset + b);
     real r = to_real(load_cell(u0, *p.r, p.offset, e), kind, u0);
-    if (first) operands.push_back({p.index, p.offset, first, last, p.r->value(first).value});
+    if (slots[0]) operands.push_back({p.index, p.offset, slots, p.r->value(slots[0]).value});
     return r;
   };
   auto descriptor_of = [&](std::size_t operand) { return wgmma::decode(to_bits(read(u0, x.ops[operand]), u0)); };
@@ -417,10 +418,10 @@ inline void engine<D, O>::wgmma_wait(const xinstr& x, const std::vector<std::uin
       const std::uint32_t e = wgmma_shape_of(p_.code[is.pc], u0).element_bytes();
       for (const auto& o : is.operands) {
         region<real>& r = regions_[o.region];
-        const std::uint32_t first = r.slot(o.offset);
-        bool same = first == o.first && r.slot(o.offset + e - 1) == o.last;
+        bool same = true;  // every byte still in the stored value it was in (a narrower store makes a new one)
+        for (std::uint32_t b = 0; b < e; ++b) same = same && r.slot(o.offset + b) == o.slots[b];
         if (same) {
-          const value& now = r.value(first).value;  // a store to the very same place reuses the slot
+          const value& now = r.value(o.slots[0]).value;  // a store to the very same place reuses the slot
           same = now.t == o.v.t && now.k == o.v.k &&
                  (now.t == value::tag::bits     ? now.bits == o.v.bits
                   : now.t == value::tag::real   ? d_.same(now.r, o.v.r)
