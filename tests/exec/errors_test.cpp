@@ -243,6 +243,49 @@ $L_read:
   CHECK(contains(e2.message, "uninitialized shared memory s"));
 }
 
+// An element whose first byte was never written, the others partly: y[0] gets only byte 1 (an
+// st.u8), and thread 0 reads the word s[0] whose byte 2 alone it stored. Both are reads of
+// partly written memory, reported as such (the first byte's missing value is not looked up).
+TEST_CASE_TEMPLATE("an element whose first byte was never written is partly written memory", D, DOMAINS) {
+  constexpr std::string_view byte_one = R"(
+.visible .entry byte_one(.param .u64 y_param)
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [y_param];
+  mov.b32 %r1, 7;
+  st.global.u8 [%rd1+1], %r1;
+  ret;
+}
+)";
+  auto k = load(byte_one, "byte_one.ptx");
+  fixture<D> f(small_integers(0));
+  auto e = expect_error(*k, one_cta(1, {out_f32("y", 1)}), f.d);
+  CHECK(e.kind == exec::error_kind::uninitialized);
+  CAPTURE(e.message);
+  CHECK(contains(e.message, "partly written memory in y"));
+
+  constexpr std::string_view byte_two = R"(
+.visible .entry byte_two(.param .u64 y_param)
+{
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<2>;
+  .shared .align 4 .b32 s[1];
+  ld.param.u64 %rd1, [y_param];
+  mov.b32 %r1, 7;
+  st.shared.u8 [s+2], %r1;
+  ld.shared.u32 %r2, [s];
+  st.global.u32 [%rd1], %r2;
+  ret;
+}
+)";
+  auto k2 = load(byte_two, "byte_two.ptx");
+  auto e2 = expect_error(*k2, one_cta(1, {out_int("y", 1, 4)}), f.d);
+  CHECK(e2.kind == exec::error_kind::uninitialized);
+  CAPTURE(e2.message);
+  CHECK(contains(e2.message, "byte_two.ptx:" + std::to_string(line_of(byte_two, "ld.shared.u32"))));
+}
+
 TEST_CASE_TEMPLATE("a register read before it is written: the store of a value computed from it is the error", D, DOMAINS) {
   constexpr std::string_view unwritten = R"(
 .visible .entry unwritten(.param .u64 y_param)

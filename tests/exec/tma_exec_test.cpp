@@ -171,6 +171,20 @@ TEST_CASE_TEMPLATE("bulk copies global to shared (mbarrier) and shared to global
   for (std::uint32_t t = 0; t < 16; ++t) CHECK(f.at(*r.out["y"][t], l) == rat(2 * (9 + static_cast<long long>(t))));
 }
 
+TEST_CASE_TEMPLATE("a bulk copy of a value a later store covered in part moves the bytes left and the later value", D,
+                   DOMAINS) {
+  auto k = load(tma_kernels::bulk_partly_covered, "bulk_partly_covered.ptx");
+  exec::launch l = one_cta(1, {out_f32("y", 4), in_f32("x", 4)});
+  fixture<D> f(integers());
+  auto r = run(*k, l, f.d);
+  REQUIRE_MESSAGE(!r.error, r.error->message);
+  // y[0] and y[2..3]: the zeros' bytes; y[1]: x[0] = 0 + 1.
+  CHECK(f.at(*r.out["y"][0], l) == rat(0));
+  CHECK(f.at(*r.out["y"][1], l) == rat(1));
+  CHECK(f.at(*r.out["y"][2], l) == rat(0));
+  CHECK(f.at(*r.out["y"][3], l) == rat(0));
+}
+
 TEST_CASE_TEMPLATE("a map built on the device with tensormap.replace and copied with tensormap.cp_fenceproxy", D, DOMAINS) {
   // x: 16 x 16; the map's box 8 x 4 at (4, 8): y[t] = x[(8 + t / 8) * 16 + 4 + t % 8].
   auto k = load(tma_kernels::device_map, "device_map.ptx");

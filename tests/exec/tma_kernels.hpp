@@ -146,6 +146,34 @@ DONE:
 }
 )";
 
+// A bulk copy out of a 16-byte buffer that two 8-byte stores zeroed and an f32 store then covered
+// in part (bytes 4..7 hold x[0]): the copy moves the 8-byte value's other bytes and the f32, so
+// y = {0, x[0], 0, 0}.
+inline constexpr std::string_view bulk_partly_covered = R"(
+.visible .entry bulk_partly_covered(.param .u64 y_param, .param .u64 x_param)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<8>;
+  .reg .f32 %f<2>;
+  .shared .align 16 .b8 buf[16];
+  mov.u32 %r1, buf;
+  ld.param.u64 %rd1, [x_param];
+  cvta.to.global.u64 %rd2, %rd1;
+  ld.param.u64 %rd3, [y_param];
+  cvta.to.global.u64 %rd4, %rd3;
+  mov.b64 %rd5, 0;
+  st.shared.u64 [%r1], %rd5;
+  st.shared.u64 [%r1+8], %rd5;
+  ld.global.f32 %f1, [%rd2];
+  st.shared.f32 [%r1+4], %f1;
+  fence.proxy.async.shared::cta;
+  cp.async.bulk.global.shared::cta.bulk_group [%rd4], [%r1], 16;
+  cp.async.bulk.commit_group;
+  cp.async.bulk.wait_group 0;
+  ret;
+}
+)";
+
 // A map built on the device, as Triton's tensor descriptors are: thread 0 zeroes 128 bytes of
 // shared memory and sets the fields of a 2-D f32 map over x (16 x 16, box 8 x 4, global address
 // from the x parameter) with tensormap.replace; the warp copies it to the global scratch tensor

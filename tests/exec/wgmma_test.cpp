@@ -394,6 +394,52 @@ TEST_CASE("wgmma: a tf32 operand overwritten in one middle byte before the wait 
                                 std::to_string(line_of(p, "wgmma.mma_async")) + ", is overwritten"));
 }
 
+// Byte 1 of each thread's first A element is stored apart (with the bits it had: the element is
+// a small integer's float, whose byte 1 is 0) before the barrier, so the element spans two stored
+// values. Storing that byte again in place between commit and wait keeps its slot: with other
+// bits (255) it is an overwrite of the operand, with the same bits (0) it is not.
+TEST_CASE("wgmma: a byte of an operand stored apart and stored again in place before the wait") {
+  std::string p = wg_replaced(std::string(wg_tile), "  mov.u32 %r16, sB;\n  shl.b32 %r17, %r1, 4;\n",
+                              "  mov.u32 %r16, sB;\n  shr.u32 %r17, %r1, 1;\n  shl.b32 %r17, %r17, 4;\n"
+                              "  and.b32 %r19, %r1, 1;\n  shl.b32 %r19, %r19, 7;\n  add.s32 %r17, %r17, %r19;\n");
+  p = wg_replaced(p, "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, %f4}, %rd8, %rd10, %p2, 1, 1, 0, 1;",
+                  "wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 {%f1, %f2, %f3, %f4}, %rd8, %rd10, %p2, 1, 1;");
+  p = wg_replaced(p, "SKIP_B:\n  bar.sync 0;\n", "SKIP_B:\n  mov.b32 %r25, 0;\n  st.shared.u8 [%r15+1], %r25;\n  bar.sync 0;\n");
+  exec::launch l = one_cta(128, {out_f32("Y", 512), tensor("A", exec::rkind::f32, {64, 8}, true, false),
+                                 tensor("Bt", exec::rkind::f32, {8, 8}, true, false),
+                                 tensor("Af", exec::rkind::f16, {128 * 8}, true, false)});
+  values v = small_integers(3);
+  fixture<exec::exact_domain> f(v);
+  SUBCASE("other bits: an error at the wait") {
+    p = wg_replaced(p, "  wgmma.wait_group.sync.aligned 0;\n",
+                    "  mov.b32 %r24, 255;\n  st.shared.u8 [%r15+1], %r24;\n  wgmma.wait_group.sync.aligned 0;\n");
+    auto k = load(p, "tile_tf32.ptx");
+    auto e = expect_error(*k, l, f.d);
+    CHECK(e.kind == exec::error_kind::barrier);
+    CAPTURE(e.message);
+    CHECK(contains(e.message, "tile_tf32.ptx:" + std::to_string(line_of(p, "wgmma.wait_group"))));
+    CHECK(contains(e.message, "an operand of the wgmma.mma_async at tile_tf32.ptx:" +
+                                  std::to_string(line_of(p, "wgmma.mma_async")) + ", is overwritten"));
+  }
+  SUBCASE("the same bits: the product, computed by hand") {
+    p = wg_replaced(p, "  wgmma.wait_group.sync.aligned 0;\n",
+                    "  mov.b32 %r24, 0;\n  st.shared.u8 [%r15+1], %r24;\n  wgmma.wait_group.sync.aligned 0;\n");
+    auto k = load(p, "tile_tf32.ptx");
+    auto r = run(*k, l, f.d);
+    REQUIRE_MESSAGE(!r.error, r.error->message);
+    std::size_t bad = 0;
+    for (std::uint32_t t = 0; t < 128; ++t)
+      for (std::uint32_t i = 0; i < 4; ++i) {
+        wg_rc at = wg_d_at(t, i);
+        rat want = 1;
+        for (std::uint32_t q = 0; q < 8; ++q) want += v("A", at.row * 8 + q) * v("Bt", at.col * 8 + q);
+        REQUIRE(r.out["Y"][4 * t + i].has_value());
+        bad += f.at(*r.out["Y"][4 * t + i], l) != want;
+      }
+    CHECK(bad == 0);
+  }
+}
+
 TEST_CASE("wgmma: an accumulator read or written before the retiring wgmma.wait_group is an error") {
   std::string base(wg_tile);
   fixture<exec::exact_domain> f(small_integers(3));

@@ -242,6 +242,7 @@ class float32_domain {
 
   input_source inputs_;
 
+#undef GPUEQ_F32_FMA_CLONES  // ours alone: a definition from elsewhere must not pick the x86 path
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define GPUEQ_F32_FMA_CLONES 1
   // The fused loops compiled for FMA whatever the build's -march, used where the CPU has it.

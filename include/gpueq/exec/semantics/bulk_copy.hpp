@@ -312,7 +312,9 @@ inline void engine<D, O>::bulk_copy(std::uint32_t t, const xinstr& x, std::uint3
           w = std::max<std::uint32_t>(1, std::min<std::uint32_t>(8, from.r->element_bytes));
           if (std::uint32_t slot = from.r->slot(at)) {
             const auto& sv = from.r->value(slot);
-            w = sv.offset == at && sv.width <= size - off ? sv.width : 1;
+            // A value a later store covers in part is not moved whole: byte by byte until the
+            // later value's own place.
+            w = sv.offset == at && sv.intact && sv.width <= size - off ? sv.width : 1;
           }
           if (off + w > size || (at % w) != 0) w = 1;
         }

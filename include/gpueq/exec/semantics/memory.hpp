@@ -404,25 +404,28 @@ auto engine<D, O>::load_pieces(std::uint32_t t, region<real>& r, std::uint64_t o
 template <value_domain D, observer O>
 inline auto engine<D, O>::assemble(region<real>& r, std::uint64_t offset, std::uint32_t width, std::uint32_t t,
     int in_thread) -> value {
-  const auto& first = r.value(r.slot(offset));
-  // Two 16-bit floats read as 32 bits, or two fp8 values as 16 bits: a packed pair.
-  // (Each half read must hold its value in every byte: a later store may have covered a part.)
-  const std::uint32_t half = width / 2;
-  if ((width == 4 || width == 2) && first.width == half && first.offset == offset &&
-      r.slot(offset + half - 1) == r.slot(offset)) {
-    std::uint32_t s2 = r.slot(offset + half);
-    if (s2 && r.slot(offset + width - 1) == s2) {
-      const auto& second = r.value(s2);
-      if (second.offset == offset + half && second.width == half && first.value.t == value::tag::real &&
-          second.value.t == value::tag::real && first.value.k != rkind::integer && first.value.k == second.value.k &&
-          bytes(first.value.k) == width / 2)
-        return value::of_packed(first.value.r, second.value.r, first.value.k);
+  // (A first byte never written has slot 0, which names no value: the byte loop reports it.)
+  if (const std::uint32_t s0 = r.slot(offset)) {
+    const auto& first = r.value(s0);
+    // Two 16-bit floats read as 32 bits, or two fp8 values as 16 bits: a packed pair.
+    // (Each half read must hold its value in every byte: a later store may have covered a part.)
+    const std::uint32_t half = width / 2;
+    if ((width == 4 || width == 2) && first.width == half && first.offset == offset &&
+        r.slot(offset + half - 1) == r.slot(offset)) {
+      std::uint32_t s2 = r.slot(offset + half);
+      if (s2 && r.slot(offset + width - 1) == s2) {
+        const auto& second = r.value(s2);
+        if (second.offset == offset + half && second.width == half && first.value.t == value::tag::real &&
+            second.value.t == value::tag::real && first.value.k != rkind::integer && first.value.k == second.value.k &&
+            bytes(first.value.k) == width / 2)
+          return value::of_packed(first.value.r, second.value.r, first.value.k);
+      }
     }
+    if ((width == 2 || width == 1) && first.width == 2 * width && r.slot(offset + width - 1) == r.slot(offset) &&
+        first.value.t == value::tag::packed &&
+        bytes(first.value.k) == width && (offset - first.offset) % width == 0)
+      return value::of_real(offset == first.offset ? first.value.r : first.value.r2, first.value.k);
   }
-  if ((width == 2 || width == 1) && first.width == 2 * width && r.slot(offset + width - 1) == r.slot(offset) &&
-      first.value.t == value::tag::packed &&
-      bytes(first.value.k) == width && (offset - first.offset) % width == 0)
-    return value::of_real(offset == first.offset ? first.value.r : first.value.r2, first.value.k);
   std::uint64_t bits = 0;
   for (std::uint32_t b = 0; b < width; ++b) {
     std::uint32_t s = r.slot(offset + b);

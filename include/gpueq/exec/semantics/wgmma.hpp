@@ -89,6 +89,7 @@ struct engine<D, O>::wgmma_warp {
     std::uint64_t offset = 0;
     std::array<std::uint32_t, 4> slots{};  // the store slots of its bytes (1, 2 or 4 of them)
     value v;                               // the first byte's value then
+    std::vector<value> rest;               // the value of each later byte whose slot differs from the byte before it
   };
   struct issue {
     std::uint64_t id = 0;
@@ -232,7 +233,14 @@ inline void engine<D, O>::wgmma_mma_async(const xinstr& x, const std::vector<std
     std::array<std::uint32_t, 4> slots{};
     for (std::uint32_t b = 0; b < e; ++b) slots[b] = p.r->slot(p.offset + b);
     real r = to_real(load_cell(u0, *p.r, p.offset, e), kind, u0);
-    if (slots[0]) operands.push_back({p.index, p.offset, slots, p.r->value(slots[0]).value});
+    if (slots[0]) {
+      typename wgmma_warp::operand o{p.index, p.offset, slots, p.r->value(slots[0]).value, {}};
+      // A byte stored apart (st.u8 into the element) may later be stored again in place, keeping
+      // its slot: its value is kept too, to be compared at the retiring wait.
+      for (std::uint32_t b = 1; b < e; ++b)
+        if (slots[b] != slots[b - 1] && slots[b]) o.rest.push_back(p.r->value(slots[b]).value);
+      operands.push_back(std::move(o));
+    }
     return r;
   };
   auto descriptor_of = [&](std::size_t operand) { return wgmma::decode(to_bits(read(u0, x.ops[operand]), u0)); };
@@ -420,14 +428,19 @@ inline void engine<D, O>::wgmma_wait(const xinstr& x, const std::vector<std::uin
         region<real>& r = regions_[o.region];
         bool same = true;  // every byte still in the stored value it was in (a narrower store makes a new one)
         for (std::uint32_t b = 0; b < e; ++b) same = same && r.slot(o.offset + b) == o.slots[b];
-        if (same) {
-          const value& now = r.value(o.slots[0]).value;  // a store to the very same place reuses the slot
-          same = now.t == o.v.t && now.k == o.v.k &&
-                 (now.t == value::tag::bits     ? now.bits == o.v.bits
-                  : now.t == value::tag::real   ? d_.same(now.r, o.v.r)
-                  : now.t == value::tag::packed ? d_.same(now.r, o.v.r) && d_.same(now.r2, o.v.r2)
+        // A store to the very same place reuses the slot: the values are compared too, one per
+        // distinct slot among the element's bytes.
+        auto unchanged = [&](std::uint32_t slot, const value& then) {
+          const value& now = r.value(slot).value;
+          return now.t == then.t && now.k == then.k &&
+                 (now.t == value::tag::bits     ? now.bits == then.bits
+                  : now.t == value::tag::real   ? d_.same(now.r, then.r)
+                  : now.t == value::tag::packed ? d_.same(now.r, then.r) && d_.same(now.r2, then.r2)
                                                 : false);
-        }
+        };
+        if (same) same = unchanged(o.slots[0], o.v);
+        for (std::uint32_t b = 1, i = 0; same && b < e; ++b)
+          if (o.slots[b] != o.slots[b - 1] && o.slots[b]) same = unchanged(o.slots[b], o.rest[i++]);
         if (!same)
           fail_at(error_kind::barrier, u0,
                   "shared " +
