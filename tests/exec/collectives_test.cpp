@@ -356,3 +356,67 @@ TEST_CASE_TEMPLATE("packed f16x2 arithmetic works on both halves", D, DOMAINS) {
     CHECK(f.at(*r.out["y"][i], l) == v("a", i) * v("b", i) + v("a", i));
   }
 }
+
+// Two groups of one warp wait at bar.warp.sync with different member masks (lanes 0-15 with
+// 0x0000ffff, lanes 16-30 with 0xffff0000) while lane 31, a member of the second, exits instead of
+// arriving. Its exit completes the second group whichever group waits first: under the thread
+// order 0..14, 16..31, 15 the first waiting lane (0) belongs to the other group, and the exit once
+// tried only that one, leaving lanes 16-30 in a false deadlock. Every thread but lane 31 then
+// stores its lane id (z[t] = t % 32, by hand).
+TEST_CASE_TEMPLATE("an exiting lane completes a second group of its warp waiting at another member mask", D, DOMAINS) {
+  constexpr std::string_view two_groups = R"(
+.visible .entry two_groups(.param .u64 z_param)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [z_param];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %laneid;
+  setp.eq.u32 %p1, %r2, 31;
+  @%p1 bra $EXIT;
+  setp.lt.u32 %p2, %r2, 16;
+  @%p2 bra $LOW;
+  bar.warp.sync 0xffff0000;
+  bra $DONE;
+$LOW:
+  bar.warp.sync 0x0000ffff;
+$DONE:
+  bar.sync 0;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r2;
+$EXIT:
+  ret;
+}
+)";
+  auto k = load(two_groups, "two_groups.ptx");
+  exec::launch l = one_cta(64, {out_int("z", 64)});
+  fixture<D> f(small_integers(0));
+  auto check_out = [&](const outcome<D>& r) {
+    REQUIRE_MESSAGE(!r.error, r.error->message);
+    for (std::uint32_t t = 0; t < 64; ++t) {
+      CAPTURE(t);
+      if (t % 32 == 31) {
+        CHECK(!r.out.at("z")[t].has_value());
+      } else {
+        REQUIRE(r.out.at("z")[t].has_value());
+        CHECK(f.at(*r.out.at("z")[t], l) == rat(static_cast<long long>(t % 32)));
+      }
+    }
+  };
+  check_out(run(*k, l, f.d));
+  exec::engine_options o;
+  for (std::uint32_t w = 0; w < 2; ++w) {
+    for (std::uint32_t t = 0; t < 15; ++t) o.thread_order.push_back(32 * w + t);
+    for (std::uint32_t t = 16; t < 32; ++t) o.thread_order.push_back(32 * w + t);
+    o.thread_order.push_back(32 * w + 15);
+  }
+  check_out(run(*k, l, f.d, static_cast<exec::null_observer*>(nullptr), o));
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    CAPTURE(seed);
+    exec::engine_options s;
+    s.schedule_seed = seed;
+    check_out(run(*k, l, f.d, static_cast<exec::null_observer*>(nullptr), s));
+  }
+}

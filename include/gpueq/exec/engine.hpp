@@ -55,6 +55,7 @@
 #include <gpueq/term/store.hpp>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -334,12 +335,21 @@ class engine {
     o_.on_exit(t, pc);
     // Exited threads no longer hold anyone back.
     sync_.for_each_open([&](barrier_key key, open_generation&) { try_complete(key); });
-    std::uint32_t w = t / warp_size;
-    for (std::uint32_t u = w * warp_size; u < std::min(n_, (w + 1) * warp_size); ++u)
-      if (status_[u] == status::at_warp) {
-        try_collective(u);
-        break;
-      }
+    // Each group of the warp waiting at a collective (one per member mask: lanes of two masks may
+    // wait at once) that counted on this lane may now be complete; the first waiting lane's
+    // group is tried whatever its mask, as before. (Trying only that one left a second group that
+    // waited for this lane alone blocked: a false deadlock under some thread orders.)
+    const std::uint32_t w = t / warp_size, lane_bit = 1u << (t % warp_size);
+    std::array<std::uint32_t, warp_size> tried;
+    std::uint32_t n_tried = 0;
+    for (std::uint32_t u = w * warp_size; u < std::min(n_, (w + 1) * warp_size); ++u) {
+      if (status_[u] != status::at_warp) continue;  // (an earlier try may have released it)
+      const std::uint32_t mask = warp_mask_[u];
+      if (n_tried && !(mask & lane_bit)) continue;
+      if (std::find(tried.begin(), tried.begin() + n_tried, mask) != tried.begin() + n_tried) continue;
+      tried[n_tried++] = mask;
+      try_collective(u);
+    }
   }
 
   std::uint64_t random() {  // splitmix64 over the schedule seed
