@@ -163,3 +163,103 @@ TEST_CASE("cp.async handed to an mbarrier: waiters are ordered after the copies,
                     nullptr,
                 listing(r));
 }
+
+namespace {
+
+// One value handed over through an mbarrier: thread 0 initializes it (`count` arrivals), a
+// bar.sync publishes the init, thread 0 runs `before_wait` and waits on phase 0 with `wait`, then
+// loads the shared word that thread 32 stored before running `producer`; thread 33 runs
+// `helper`. Every spelling below passes `ptxas -arch=sm_90a` (with `.version 8.6`, which `.relaxed`
+// needs, and `.target sm_90a` in place of the harness's header).
+std::string handoff(int count, std::string_view before_wait, std::string_view wait, std::string_view producer,
+                    std::string_view helper = "") {
+  return R"(
+.visible .entry handoff(.param .u64 y_param)
+{
+  .reg .pred %p<5>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .shared .align 8 .b64 bar;
+  .shared .align 4 .u32 data;
+  ld.param.u64 %rd1, [y_param];
+  mov.u32 %r1, bar;
+  mov.u32 %r5, data;
+  mov.u32 %r2, %tid.x;
+  setp.ne.u32 %p2, %r2, 0;
+  @%p2 bra READY;
+  mbarrier.init.shared::cta.b64 [%r1], )" +
+         std::to_string(count) + R"(;
+READY:
+  bar.sync 0;
+  @%p2 bra OTHER;
+)" + std::string(before_wait) +
+         R"(WAIT:
+  )" + std::string(wait) +
+         R"( %p1, [%r1], 0;
+  @!%p1 bra WAIT;
+  ld.shared.u32 %r3, [%r5];
+  st.global.u32 [%rd1], %r3;
+  ret;
+OTHER:
+  setp.eq.u32 %p4, %r2, 33;
+  @%p4 bra HELPER;
+  setp.ne.u32 %p3, %r2, 32;
+  @%p3 bra OUT;
+  st.shared.u32 [%r5], 7;
+)" + std::string(producer) +
+         R"(  ret;
+HELPER:
+)" + std::string(helper) +
+         R"(OUT:
+  ret;
+}
+)";
+}
+
+ring_run run_handoff(std::string text) { return run_kernel(std::move(text), one_cta(64, {out_int("y", 1)})); }
+
+constexpr std::string_view acquire_wait = "mbarrier.try_wait.parity.shared::cta.b64";
+constexpr std::string_view release_arrive = "  mbarrier.arrive.shared::cta.b64 _, [%r1];\n";
+
+}  // namespace
+
+// PTX ISA, mbarrier: "The .relaxed qualifier does not provide any memory ordering semantics and
+// visibility guarantees"; mbarrier.expect_tx and mbarrier.complete_tx admit only .relaxed. The
+// ordering a wait gives covers the accesses before an arrive with release semantics (and the
+// async copies handed to the object), so each of these hand-overs is a race; the default
+// (.release arrive, .acquire wait) is the control that orders the same accesses.
+TEST_CASE("mbarrier: only a releasing arrive and an acquiring wait order a hand-over") {
+  SUBCASE("the control: .release arrive (default), .acquire wait (default): race-free") {
+    auto r = run_handoff(handoff(1, "", acquire_wait, release_arrive));
+    REQUIRE_MESSAGE(!r.error, r.error->message);
+    CHECK_MESSAGE(r.report.races.empty(), listing(r));
+  }
+  SUBCASE("a .relaxed arrive releases nothing") {
+    auto r = run_handoff(handoff(1, "", acquire_wait, "  mbarrier.arrive.relaxed.cta.shared::cta.b64 _, [%r1];\n"));
+    REQUIRE_MESSAGE(!r.error, r.error->message);
+    CHECK_MESSAGE(find(r, race::race_kind::raw, "st.shared.u32 [%r5], 7;", "ld.shared.u32 %r3, [%r5];") != nullptr,
+                  listing(r));
+  }
+  SUBCASE("a .relaxed wait acquires nothing") {
+    auto r = run_handoff(handoff(1, "", "mbarrier.try_wait.parity.relaxed.cta.shared::cta.b64", release_arrive));
+    REQUIRE_MESSAGE(!r.error, r.error->message);
+    CHECK_MESSAGE(find(r, race::race_kind::raw, "st.shared.u32 [%r5], 7;", "ld.shared.u32 %r3, [%r5];") != nullptr,
+                  listing(r));
+  }
+  SUBCASE("mbarrier.complete_tx releases nothing") {
+    auto r = run_handoff(handoff(1, "  mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r1], 4;\n", acquire_wait,
+                                 "  mbarrier.complete_tx.shared::cta.b64 [%r1], 4;\n"));
+    REQUIRE_MESSAGE(!r.error, r.error->message);
+    CHECK_MESSAGE(find(r, race::race_kind::raw, "st.shared.u32 [%r5], 7;", "ld.shared.u32 %r3, [%r5];") != nullptr,
+                  listing(r));
+  }
+  SUBCASE("mbarrier.expect_tx releases nothing, though the phase cannot complete before it") {
+    // Two arrivals: thread 0's and thread 33's (after its complete_tx); thread 32 only stores and
+    // expects the 4 bytes.
+    auto r = run_handoff(handoff(2, release_arrive, acquire_wait, "  mbarrier.expect_tx.shared::cta.b64 [%r1], 4;\n",
+                                 "  mbarrier.complete_tx.shared::cta.b64 [%r1], 4;\n" + std::string(release_arrive)));
+    REQUIRE_MESSAGE(!r.error, r.error->message);
+    CHECK_MESSAGE(find(r, race::race_kind::raw, "st.shared.u32 [%r5], 7;", "ld.shared.u32 %r3, [%r5];") != nullptr,
+                  listing(r));
+  }
+}

@@ -709,6 +709,7 @@ class engine {
     std::uint32_t phase = 0;          // phases completed since init
     std::uint32_t generation_base = 0;  // phases of earlier inits of the object (observer generations)
     std::vector<barrier_registration> regs;  // releases into the current phase
+    std::uint32_t unordered = 0;             // .relaxed arrivals and tx updates into it (no release)
     std::vector<std::uint32_t> pollers;       // threads parked at a wait for the current phase
   };
   struct mbarrier_ref {
@@ -719,6 +720,7 @@ class engine {
   std::string resource_name(barrier_key key) const;
   std::string mbarrier_progress(const mbarrier_state& m) const;
   void mbarrier_op(std::uint32_t t, const xinstr& x, std::uint32_t pc);
+  bool relaxed(std::uint32_t pc) const;
   void mbarrier_register(std::uint32_t t, barrier_key key, mbarrier_state& m, std::uint32_t pc);
   void mbarrier_try_complete(barrier_key key, mbarrier_state& m);
   void mbarrier_wait(std::uint32_t t, const xinstr& x, std::uint32_t pc);

@@ -251,8 +251,7 @@ inline void engine<D, O>::cluster_barrier(std::uint32_t t, const xinstr& x, std:
       fail_at(error_kind::barrier, t,
               "barrier.cluster.arrive again before barrier.cluster.wait (generation " +
                   std::to_string(cluster_arrived_[t]) + "; PTX: undefined)");
-    bool relaxed = false;
-    for (std::uint32_t m : p_.function->instructions[pc].mods) relaxed = relaxed || p_.str(m) == ".relaxed";
+    const bool relaxed = this->relaxed(pc);
     if (!g.open()) {
       g.all = true;
       g.started_by = pc;

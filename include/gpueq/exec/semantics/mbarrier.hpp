@@ -24,9 +24,12 @@
 //   without spinning. If no thread can move while one is parked, the run is a deadlock naming the
 //   mbarrier, its phase, and the arrivals and bytes still pending. A kernel that does other work
 //   when a test_wait says false is checked only on this schedule.
-// - Ordering (race context): every arrive, arrive_drop, expect_tx and complete_tx registers on the
-//   current phase without waiting (it releases); a wait that observes a completed phase acquires
-//   it (observer::on_barrier_acquire). `.relaxed` waits are treated as `.acquire` ones.
+// - Ordering (race context): an arrive or arrive_drop (`.release`, the default) registers on the
+//   current phase without waiting (it releases); a wait (`.acquire`, the default) that observes a
+//   completed phase acquires it (observer::on_barrier_acquire). A `.relaxed` arrive or wait, and a
+//   standalone expect_tx or complete_tx (the ISA allows only `.relaxed` for them), count but order
+//   nothing: the ISA gives `.relaxed` "no memory ordering semantics". (The agents of bulk copies
+//   and cp.async.mbarrier.arrive, which the ISA orders, register as releases.)
 // - The object's own bytes: init and inval are writes of its 8 bytes, every other operation an
 //   atomic access, so a use not ordered after the init (or an init racing a use) is a race.
 // - An operation on an uninitialized or invalidated object, over-arrival (more arrivals than
@@ -82,6 +85,15 @@ inline std::string engine<D, O>::mbarrier_progress(const mbarrier_state& m) cons
          " arrivals pending, " + std::to_string(m.tx) + " transaction bytes pending";
 }
 
+// Whether the instruction at pc is spelled `.relaxed` (a memory-order qualifier the decoder passes
+// over: program.hpp).
+template <value_domain D, observer O>
+inline bool engine<D, O>::relaxed(std::uint32_t pc) const {
+  for (std::uint32_t m : p_.function->instructions[pc].mods)
+    if (p_.str(m) == ".relaxed") return true;
+  return false;
+}
+
 template <value_domain D, observer O>
 inline void engine<D, O>::mbarrier_op(std::uint32_t t, const xinstr& x, std::uint32_t pc) {
   using op = ptx::opcode;
@@ -97,7 +109,7 @@ inline void engine<D, O>::mbarrier_op(std::uint32_t t, const xinstr& x, std::uin
     case op::mbarrier_init: {
       auto [key, m] = mbarrier_at(t, x, x.ops[0], pc, access_kind::write);
       std::int64_t n = count_of(x.ops[1], "mbarrier.init count", 1);
-      if (m.valid && !m.regs.empty())
+      if (m.valid && (!m.regs.empty() || m.unordered))
         fail_at(error_kind::barrier, t, resource_name(key) + " is initialized again while its " +
                                             mbarrier_progress(m) + " has arrivals");
       // Observers number the generations of one key increasingly across inits: the new object's
@@ -128,7 +140,8 @@ inline void engine<D, O>::mbarrier_op(std::uint32_t t, const xinstr& x, std::uin
       } else if (x.ops.size() > 2) {
         n = count_of(x.ops[2], "arrival count", 1);
       }
-      mbarrier_register(t, key, m, pc);
+      if (relaxed(pc)) ++m.unordered;
+      else mbarrier_register(t, key, m, pc);
       m.tx += tx;
       if (n > m.pending)
         fail_at(error_kind::barrier, t,
@@ -147,7 +160,7 @@ inline void engine<D, O>::mbarrier_op(std::uint32_t t, const xinstr& x, std::uin
     case op::mbarrier_expect_tx: case op::mbarrier_complete_tx: {
       auto [key, m] = mbarrier_at(t, x, x.ops[0], pc, access_kind::atomic);
       std::int64_t tx = count_of(x.ops[1], "transaction count", 0);
-      mbarrier_register(t, key, m, pc);
+      ++m.unordered;  // .relaxed only: no release
       m.tx += x.op == op::mbarrier_expect_tx ? tx : -tx;
       mbarrier_try_complete(key, m);
       return;
@@ -173,6 +186,7 @@ inline void engine<D, O>::mbarrier_try_complete(barrier_key key, mbarrier_state&
   if (m.pending != 0 || m.tx != 0) return;
   std::vector<barrier_registration> regs = std::move(m.regs);
   m.regs.clear();
+  m.unordered = 0;
   ++stats_.barrier_instances;
   o_.on_barrier_complete(barrier_instance{key, m.generation_base + m.phase + 1, m.expected, regs});
   ++m.phase;
@@ -206,7 +220,7 @@ inline void engine<D, O>::mbarrier_wait(std::uint32_t t, const xinstr& x, std::u
     m.pollers.push_back(t);
     return;
   }
-  if (phase + 1 != 0)  // (phase 0's parity-1 predecessor never existed: nothing to acquire)
+  if (phase + 1 != 0 && !relaxed(pc))  // (phase 0's parity-1 predecessor never existed: nothing to acquire)
     o_.on_barrier_acquire(barrier_registration{t, true, pc}, key, m.generation_base + phase + 1);
   write(t, x.ops[0], value::of_bits(1));
   pc_[t] = pc + 1;
