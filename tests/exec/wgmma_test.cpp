@@ -339,24 +339,26 @@ TEST_CASE_TEMPLATE("one wgmma m64n8k16 tile: descriptors, registers, scale-d, im
   }
 }
 
-TEST_CASE_TEMPLATE("one wgmma m64n8k8 .tf32 tile: 4-byte elements, both operands K-major", D, exec::exact_domain,
-                   exec::float32_domain, exec::symbolic_domain) {
-  // A (64 x 8 floats) lands where the f16 tile puts its chunks (a 16-byte chunk is 4 tf32 along
-  // k); B is given as Bt (8 n x 8 k, row-major) and thread t < 16 stores chunk (n t / 2, k 4 (t % 2)..)
-  // at n * 16 + (t % 2) * 128 (K-major, no swizzle, LBO 128).
+namespace {
+
+// The tf32 tile (m64n8k8): the f16 tile's program with B stored K-major (thread t < 16 stores
+// chunk (n t / 2, k 4 (t % 2)..) at n * 16 + (t % 2) * 128: no swizzle, LBO 128) and the .tf32
+// instruction; its launch; and how many of the 512 outputs differ from D = A Bt^T + 1, computed
+// here from the inputs.
+std::string wg_tf32_tile() {
   std::string p = wg_replaced(std::string(wg_tile), "  mov.u32 %r16, sB;\n  shl.b32 %r17, %r1, 4;\n",
                               "  mov.u32 %r16, sB;\n  shr.u32 %r17, %r1, 1;\n  shl.b32 %r17, %r17, 4;\n"
                               "  and.b32 %r19, %r1, 1;\n  shl.b32 %r19, %r19, 7;\n  add.s32 %r17, %r17, %r19;\n");
-  p = wg_replaced(p, "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, %f4}, %rd8, %rd10, %p2, 1, 1, 0, 1;",
-                  "wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 {%f1, %f2, %f3, %f4}, %rd8, %rd10, %p2, 1, 1;");
-  auto k = load(p, "tile_tf32.ptx");
-  exec::launch l = one_cta(128, {out_f32("Y", 512), tensor("A", exec::rkind::f32, {64, 8}, true, false),
-                                 tensor("Bt", exec::rkind::f32, {8, 8}, true, false),
-                                 tensor("Af", exec::rkind::f16, {128 * 8}, true, false)});
-  values v = small_integers(5);
-  fixture<D> f(v);
-  auto r = run(*k, l, f.d);
-  REQUIRE_MESSAGE(!r.error, r.error->message);
+  return wg_replaced(p, "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, %f4}, %rd8, %rd10, %p2, 1, 1, 0, 1;",
+                     "wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 {%f1, %f2, %f3, %f4}, %rd8, %rd10, %p2, 1, 1;");
+}
+exec::launch wg_tf32_launch() {
+  return one_cta(128, {out_f32("Y", 512), tensor("A", exec::rkind::f32, {64, 8}, true, false),
+                       tensor("Bt", exec::rkind::f32, {8, 8}, true, false),
+                       tensor("Af", exec::rkind::f16, {128 * 8}, true, false)});
+}
+template <class D>
+std::size_t wg_tf32_wrong(outcome<D>& r, fixture<D>& f, const values& v, const exec::launch& l) {
   std::size_t bad = 0;
   for (std::uint32_t t = 0; t < 128; ++t)
     for (std::uint32_t i = 0; i < 4; ++i) {
@@ -366,24 +368,35 @@ TEST_CASE_TEMPLATE("one wgmma m64n8k8 .tf32 tile: 4-byte elements, both operands
       REQUIRE(r.out["Y"][4 * t + i].has_value());
       bad += f.at(*r.out["Y"][4 * t + i], l) != want;
     }
-  CHECK(bad == 0);
+  return bad;
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("one wgmma m64n8k8 .tf32 tile: 4-byte elements, both operands K-major", D, exec::exact_domain,
+                   exec::float32_domain, exec::symbolic_domain) {
+  // A (64 x 8 floats) lands where the f16 tile puts its chunks (a 16-byte chunk is 4 tf32 along
+  // k); B is given as Bt (8 n x 8 k, row-major) and thread t < 16 stores chunk (n t / 2, k 4 (t % 2)..)
+  // at n * 16 + (t % 2) * 128 (K-major, no swizzle, LBO 128).
+  std::string p = wg_tf32_tile();
+  auto k = load(p, "tile_tf32.ptx");
+  exec::launch l = wg_tf32_launch();
+  values v = small_integers(5);
+  fixture<D> f(v);
+  auto r = run(*k, l, f.d);
+  REQUIRE_MESSAGE(!r.error, r.error->message);
+  CHECK(wg_tf32_wrong(r, f, v, l) == 0);
 }
 
 // The tf32 tile with one middle byte of each thread's first A element (a 4-byte stored value)
 // overwritten between commit and wait: the element's first and last bytes still hold the value
 // the MMA read, its second does not.
 TEST_CASE("wgmma: a tf32 operand overwritten in one middle byte before the wait is an error") {
-  std::string p = wg_replaced(std::string(wg_tile), "  mov.u32 %r16, sB;\n  shl.b32 %r17, %r1, 4;\n",
-                              "  mov.u32 %r16, sB;\n  shr.u32 %r17, %r1, 1;\n  shl.b32 %r17, %r17, 4;\n"
-                              "  and.b32 %r19, %r1, 1;\n  shl.b32 %r19, %r19, 7;\n  add.s32 %r17, %r17, %r19;\n");
-  p = wg_replaced(p, "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, %f4}, %rd8, %rd10, %p2, 1, 1, 0, 1;",
-                  "wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 {%f1, %f2, %f3, %f4}, %rd8, %rd10, %p2, 1, 1;");
+  std::string p = wg_tf32_tile();
   p = wg_replaced(p, "  wgmma.wait_group.sync.aligned 0;\n",
                   "  mov.b32 %r24, 255;\n  st.shared.u8 [%r15+1], %r24;\n  wgmma.wait_group.sync.aligned 0;\n");
   auto k = load(p, "tile_tf32.ptx");
-  exec::launch l = one_cta(128, {out_f32("Y", 512), tensor("A", exec::rkind::f32, {64, 8}, true, false),
-                                 tensor("Bt", exec::rkind::f32, {8, 8}, true, false),
-                                 tensor("Af", exec::rkind::f16, {128 * 8}, true, false)});
+  exec::launch l = wg_tf32_launch();
   fixture<exec::exact_domain> f(small_integers(3));
   auto e = expect_error(*k, l, f.d);
   CHECK(e.kind == exec::error_kind::barrier);
@@ -399,15 +412,9 @@ TEST_CASE("wgmma: a tf32 operand overwritten in one middle byte before the wait 
 // values. Storing that byte again in place between commit and wait keeps its slot: with other
 // bits (255) it is an overwrite of the operand, with the same bits (0) it is not.
 TEST_CASE("wgmma: a byte of an operand stored apart and stored again in place before the wait") {
-  std::string p = wg_replaced(std::string(wg_tile), "  mov.u32 %r16, sB;\n  shl.b32 %r17, %r1, 4;\n",
-                              "  mov.u32 %r16, sB;\n  shr.u32 %r17, %r1, 1;\n  shl.b32 %r17, %r17, 4;\n"
-                              "  and.b32 %r19, %r1, 1;\n  shl.b32 %r19, %r19, 7;\n  add.s32 %r17, %r17, %r19;\n");
-  p = wg_replaced(p, "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, %f4}, %rd8, %rd10, %p2, 1, 1, 0, 1;",
-                  "wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 {%f1, %f2, %f3, %f4}, %rd8, %rd10, %p2, 1, 1;");
+  std::string p = wg_tf32_tile();
   p = wg_replaced(p, "SKIP_B:\n  bar.sync 0;\n", "SKIP_B:\n  mov.b32 %r25, 0;\n  st.shared.u8 [%r15+1], %r25;\n  bar.sync 0;\n");
-  exec::launch l = one_cta(128, {out_f32("Y", 512), tensor("A", exec::rkind::f32, {64, 8}, true, false),
-                                 tensor("Bt", exec::rkind::f32, {8, 8}, true, false),
-                                 tensor("Af", exec::rkind::f16, {128 * 8}, true, false)});
+  exec::launch l = wg_tf32_launch();
   values v = small_integers(3);
   fixture<exec::exact_domain> f(v);
   SUBCASE("other bits: an error at the wait") {
@@ -427,16 +434,7 @@ TEST_CASE("wgmma: a byte of an operand stored apart and stored again in place be
     auto k = load(p, "tile_tf32.ptx");
     auto r = run(*k, l, f.d);
     REQUIRE_MESSAGE(!r.error, r.error->message);
-    std::size_t bad = 0;
-    for (std::uint32_t t = 0; t < 128; ++t)
-      for (std::uint32_t i = 0; i < 4; ++i) {
-        wg_rc at = wg_d_at(t, i);
-        rat want = 1;
-        for (std::uint32_t q = 0; q < 8; ++q) want += v("A", at.row * 8 + q) * v("Bt", at.col * 8 + q);
-        REQUIRE(r.out["Y"][4 * t + i].has_value());
-        bad += f.at(*r.out["Y"][4 * t + i], l) != want;
-      }
-    CHECK(bad == 0);
+    CHECK(wg_tf32_wrong(r, f, v, l) == 0);
   }
 }
 
