@@ -242,3 +242,172 @@ TEST_CASE("cp.async.mbarrier.arrive without .noinc is no arrival: without the th
   CHECK(e.kind == exec::error_kind::deadlock);
   CHECK_MESSAGE(contains(e.message, "mbarrier bar[0] (shared byte 0) phase 0: 64 of 64 arrivals pending"), e.message);
 }
+
+namespace {
+// Threads 0 and 32 of a 64-thread block on one mbarrier of count `count`, initialized by thread 0
+// before a bar.sync; the text between READY and DONE is each test's.
+std::string two_threads(unsigned count, std::string_view body) {
+  return R"(
+.visible .entry two(.param .u64 y_param)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .shared .align 8 .b64 mb;
+  ld.param.u64 %rd5, [y_param];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, mb;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra READY;
+  mbarrier.init.shared.b64 [%r2], )" +
+         std::to_string(count) + R"(;
+READY:
+  bar.sync 0;
+)" + std::string(body) +
+         R"(DONE:
+  ret;
+}
+)";
+}
+}  // namespace
+
+TEST_CASE("a phase that completes before a woken waiter has tested again is a lap, not a pass") {
+  // Thread 0 waits for parity 0 and parks; thread 32 (the producer, count 1) arrives twice in a
+  // row: the first arrival completes phase 0 and wakes thread 0, the second completes phase 1
+  // before thread 0 has run its wait again. (Without the check thread 0 would wait for parity 0
+  // at phase 2 and the run would end as a deadlock, naming nothing of the cause.)
+  std::string text = two_threads(1, R"(  setp.eq.u32 %p2, %r1, 32;
+  @%p2 bra PRODUCE;
+  @%p1 bra DONE;
+W:
+  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r2], 0;
+  @!%p3 bra W;
+  bra DONE;
+PRODUCE:
+  mbarrier.arrive.shared.b64 %rd1, [%r2];
+  mbarrier.arrive.shared.b64 %rd2, [%r2];
+)");
+  auto k = load(text, "lap.ptx");
+  exec::launch l = one_cta(64, {out_int("y", 1)});
+  fixture<exec::exact_domain> f(iota_plus_one());
+  auto e = expect_error(*k, l, f.d);
+  CHECK(e.kind == exec::error_kind::barrier);
+  CHECK_MESSAGE(contains(e.message, "lap.ptx:" + std::to_string(line_of(text, "%rd2, [%r2]")) + ": thread (32,0,0)"),
+                e.message);
+  CHECK_MESSAGE(contains(e.message, "this completes phase 1 of mbarrier mb[0] (shared byte 0) while thread 0"),
+                e.message);
+  CHECK_MESSAGE(contains(e.message, "waiting at lap.ptx:" + std::to_string(line_of(text, "mbarrier.try_wait"))),
+                e.message);
+}
+
+TEST_CASE("a state-based wait for a phase two phases old stops the run") {
+  // Count 2. Thread 0 arrives (its state: phase 0) and meets the others at bar.sync 1 before it
+  // waits; meanwhile thread 32 arrives once (phase 0 completes) and then with a count of 2
+  // (phase 1 completes). Thread 0's state is then two phases old: undefined in the PTX ISA.
+  std::string text = two_threads(2, R"(  @!%p1 bra FIRST;
+  setp.ne.u32 %p2, %r1, 32;
+  @%p2 bra MEET;
+  mbarrier.arrive.shared::cta.b64 %rd1, [%r2];
+  mbarrier.arrive.shared::cta.b64 %rd1, [%r2], 2;
+  bra MEET;
+FIRST:
+  mbarrier.arrive.shared.b64 %rd1, [%r2];
+MEET:
+  bar.sync 1;
+  @%p1 bra DONE;
+W:
+  mbarrier.test_wait.shared.b64 %p3, [%r2], %rd1;
+  @!%p3 bra W;
+)");
+  auto k = load(text, "stale.ptx");
+  exec::launch l = one_cta(64, {out_int("y", 1)});
+  fixture<exec::exact_domain> f(iota_plus_one());
+  auto e = expect_error(*k, l, f.d);
+  CHECK(e.kind == exec::error_kind::barrier);
+  CHECK_MESSAGE(contains(e.message, "stale.ptx:" + std::to_string(line_of(text, "mbarrier.test_wait")) + ": thread (0,0,0)"),
+                e.message);
+  CHECK_MESSAGE(contains(e.message, "the state names mbarrier mb[0] (shared byte 0) phase 0, two or more phases before "
+                                    "the current one (phase 2: 2 of 2 arrivals pending"),
+                e.message);
+}
+
+TEST_CASE_TEMPLATE("a wait that finds no way forward but its false answer gets it: the fallback runs", D, DOMAINS) {
+  // Thread 0 alone: it tests parity 0 of an mbarrier of count 1 that only its own fallback
+  // arrives on, after three failed tests. Parked, nobody could move; the tests answer false
+  // (r3 = 1, 2, 3), the fallback arrives, phase 0 completes and the fourth test passes: y = 3.
+  std::string text = two_threads(1, R"(  @%p1 bra DONE;
+  mov.u32 %r3, 0;
+W:
+  mbarrier.test_wait.parity.shared::cta.b64 %p3, [%r2], 0;
+  @%p3 bra OK;
+  add.u32 %r3, %r3, 1;
+  setp.lt.u32 %p2, %r3, 3;
+  @%p2 bra W;
+  mbarrier.arrive.shared.b64 %rd1, [%r2];
+  bra W;
+OK:
+  st.global.u32 [%rd5], %r3;
+)");
+  auto k = load(text, "fallback.ptx");
+  exec::launch l = one_cta(64, {out_int("y", 1)});
+  fixture<D> f(iota_plus_one());
+  auto r = run(*k, l, f.d);
+  REQUIRE_MESSAGE(!r.error, r.error->message);
+  CHECK(f.at(*r.out["y"][0], l) == rat(3));
+
+  // Without the fallback's arrival the retries find nothing: a deadlock naming the wait.
+  std::string none = text;
+  const std::string arrive = "  mbarrier.arrive.shared.b64 %rd1, [%r2];\n";
+  none.erase(none.find(arrive), arrive.size());
+  auto stuck = load(none, "fallback.ptx");
+  auto e = expect_error(*stuck, l, f.d);
+  CHECK(e.kind == exec::error_kind::deadlock);
+  CHECK_MESSAGE(contains(e.message, "wait at mbarrier.test_wait fallback.ptx:" +
+                                        std::to_string(line_of(none, "mbarrier.test_wait"))),
+                e.message);
+  CHECK_MESSAGE(contains(e.message, "[mbarrier mb[0] (shared byte 0) phase 0: 1 of 1 arrivals pending"), e.message);
+}
+
+TEST_CASE("an init over an object that threads wait on, and a transaction count out of range, stop the run") {
+  exec::launch l = one_cta(64, {out_int("y", 1)});
+  fixture<exec::exact_domain> f(iota_plus_one());
+  {  // thread 0 parks on phase 0; thread 32 initializes the object again
+    std::string text = two_threads(1, R"(  setp.eq.u32 %p2, %r1, 32;
+  @%p2 bra AGAIN;
+  @%p1 bra DONE;
+W:
+  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r2], 0;
+  @!%p3 bra W;
+  bra DONE;
+AGAIN:
+  mbarrier.init.shared.b64 [%r2], 1;
+  mbarrier.arrive.shared.b64 %rd1, [%r2];
+)");
+    auto k = load(text, "reinit.ptx");
+    auto e = expect_error(*k, l, f.d);
+    CHECK(e.kind == exec::error_kind::barrier);
+    CHECK_MESSAGE(contains(e.message, "reinit.ptx:" + std::to_string(line_of(text, "AGAIN:") + 1) + ": thread (32,0,0)"),
+                  e.message);
+    CHECK_MESSAGE(contains(e.message, "mbarrier mb[0] (shared byte 0) is initialized again while thread 0 wait on its "
+                                      "phase 0: 1 of 1 arrivals pending"),
+                  e.message);
+  }
+  for (std::string op : {"expect_tx", "complete_tx"}) {
+    CAPTURE(op);
+    // 2^20 - 1 bytes and one more: past the range on either side.
+    std::string body = "  @%p1 bra DONE;\n  mbarrier." + op +
+                       ".relaxed.cta.shared::cta.b64 [%r2], 1048575;\n  mbarrier." + op +
+                       ".relaxed.cta.shared::cta.b64 [%r2], 1;\n";
+    std::string text = two_threads(1, body);
+    auto k = load(text, "tx.ptx");
+    auto e = expect_error(*k, l, f.d);
+    CHECK(e.kind == exec::error_kind::barrier);
+    CHECK_MESSAGE(contains(e.message, "tx.ptx:" + std::to_string(line_of(text, "[%r2], 1048575;") + 1) + ": thread (0,0,0)"),
+                  e.message);
+    CHECK_MESSAGE(contains(e.message, std::string("transaction bytes pending: the transaction count leaves its range "
+                                                  "-1048575..1048575")),
+                  e.message);
+    CHECK_MESSAGE(contains(e.message, op == "expect_tx" ? "pending, 1048576 transaction bytes" : "pending, -1048576 transaction bytes"),
+                  e.message);
+  }
+}

@@ -250,6 +250,8 @@ class engine {
     barrier_of_.assign(n_, barrier_key{});
     sync_.clear();
     mbarriers_.clear();
+    false_rounds_ = 0;
+    false_round_at_ = 0;
     waiting_reads_.clear();
     read_waits_ = false;
     hold_setup();
@@ -711,6 +713,7 @@ class engine {
     std::vector<barrier_registration> regs;  // releases into the current phase
     std::uint32_t unordered = 0;             // .relaxed arrivals and tx updates into it (no release)
     std::vector<std::uint32_t> pollers;       // threads parked at a wait for the current phase
+    std::vector<std::uint32_t> woken;         // pollers the last completion woke, not yet back at their wait
   };
   struct mbarrier_ref {
     barrier_key key;
@@ -722,8 +725,11 @@ class engine {
   void mbarrier_op(std::uint32_t t, const xinstr& x, std::uint32_t pc);
   bool relaxed(std::uint32_t pc) const;
   void mbarrier_register(std::uint32_t t, barrier_key key, mbarrier_state& m, std::uint32_t pc);
-  void mbarrier_try_complete(barrier_key key, mbarrier_state& m);
+  void mbarrier_try_complete(std::uint32_t t, barrier_key key, mbarrier_state& m);
+  static std::vector<std::uint32_t> waiting_on(const mbarrier_state& m);
   void mbarrier_wait(std::uint32_t t, const xinstr& x, std::uint32_t pc);
+  bool mbarrier_answer_false();
+  void mbarrier_tx(std::uint32_t t, barrier_key key, mbarrier_state& m, std::int64_t delta);
   // cluster.hpp
   static constexpr std::uint32_t max_cluster_ctas = 16;
   static constexpr unsigned rank_shift = 24;  // a .shared::cluster address: (rank + 1) << 24 | offset
@@ -817,6 +823,11 @@ class engine {
   std::optional<std::pair<barrier_key, std::uint32_t>> collective_acquires_;
   sync_table sync_;  // CTA barriers (exec/sync.hpp); warp syncs keep warp_generation_
   std::map<barrier_key, mbarrier_state> mbarriers_;  // by shared-memory place (ordered: messages)
+  // mbarrier_answer_false: rounds of false answers since the last barrier completion, and the
+  // completion count (stats_.barrier_instances) at the last round.
+  std::uint32_t false_rounds_ = 0;
+  std::uint64_t false_round_at_ = 0;
+  static constexpr std::uint32_t max_false_rounds = 64;
   bool read_waits_ = false;                    // a load that may wait for a write is running
   std::vector<std::uint32_t> waiting_reads_;   // threads parked at such a load (status::at_read)
   std::uint64_t waits_this_pass_ = 0;          // loads parked in the scheduler's current pass

@@ -103,7 +103,7 @@ inline void engine<D, O>::cp_async_mbarrier_arrive(std::uint32_t t, const xinstr
   mbarrier_register(agent, key, m, pc);
   if (has_mod(x, ".noinc")) {  // the phase's pending count is at least 1 until it completes
     --m.pending;
-    mbarrier_try_complete(key, m);
+    mbarrier_try_complete(t, key, m);
   }
 }
 

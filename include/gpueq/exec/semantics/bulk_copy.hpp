@@ -173,8 +173,8 @@ inline void engine<D, O>::bulk_complete_tx(std::uint32_t t, std::uint32_t agent,
   if (tx > static_cast<std::uint64_t>(max_mbarrier_count))
     fail_at(error_kind::barrier, t, "a copy of " + std::to_string(tx) + " bytes exceeds an mbarrier's transaction count");
   mbarrier_register(agent, key, m, pc);
-  m.tx -= static_cast<std::int64_t>(tx);
-  mbarrier_try_complete(key, m);
+  mbarrier_tx(t, key, m, -static_cast<std::int64_t>(tx));
+  mbarrier_try_complete(t, key, m);
 }
 
 template <value_domain D, observer O>

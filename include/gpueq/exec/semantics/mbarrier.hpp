@@ -21,9 +21,17 @@
 // - A wait that finds its phase incomplete is not answered false: the thread is parked at the
 //   instruction until the phase completes and then runs it again (true). This is the schedule in
 //   which the waiter is slow, a legal one; for the retry loops kernels write it is the same result
-//   without spinning. If no thread can move while one is parked, the run is a deadlock naming the
-//   mbarrier, its phase, and the arrivals and bytes still pending. A kernel that does other work
-//   when a test_wait says false is checked only on this schedule.
+//   without spinning. When no thread can move while threads are parked, each parked wait is
+//   answered false (the schedule in which the phase is still incomplete when it tests; a kernel's
+//   fallback when a test fails runs so), and the threads go on; after max_false_rounds such
+//   rounds with no barrier or phase completing between them, the run is a deadlock naming the
+//   mbarrier, its phase, and the arrivals and bytes still pending (mbarrier_answer_false).
+// - A phase must not complete while a thread that the previous completion woke has not yet run
+//   its wait again: on a GPU that waiter may test after both completions and find the phase's
+//   parity (or a state two phases old, undefined in the ISA) back where it waited, and wait for
+//   the wrong phase. Such a lap, and a state-based wait for a phase two or more phases old, stop
+//   the run (a barrier error naming both threads' instructions). Waiters that have not reached
+//   their wait when a phase is lapped are not seen.
 // - Ordering (race context): an arrive or arrive_drop (`.release`, the default) registers on the
 //   current phase without waiting (it releases); a wait (`.acquire`, the default) that observes a
 //   completed phase acquires it (observer::on_barrier_acquire). A `.relaxed` arrive or wait, and a
@@ -33,13 +41,16 @@
 // - The object's own bytes: init and inval are writes of its 8 bytes, every other operation an
 //   atomic access, so a use not ordered after the init (or an init racing a use) is a race.
 // - An operation on an uninitialized or invalidated object, over-arrival (more arrivals than
-//   pending) and a count out of range stop the run (a barrier error).
+//   pending), a count out of range, a transaction count leaving -(2^20-1)..2^20-1 and an init
+//   over an object that threads wait on stop the run (a barrier error).
 #pragma once
 
 #include <gpueq/exec/engine.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
@@ -112,6 +123,10 @@ inline void engine<D, O>::mbarrier_op(std::uint32_t t, const xinstr& x, std::uin
       if (m.valid && (!m.regs.empty() || m.unordered))
         fail_at(error_kind::barrier, t, resource_name(key) + " is initialized again while its " +
                                             mbarrier_progress(m) + " has arrivals");
+      if (m.valid && (!m.pollers.empty() || !m.woken.empty()))
+        fail_at(error_kind::barrier, t,
+                resource_name(key) + " is initialized again while " + threads_text(waiting_on(m)) +
+                    " wait on its " + mbarrier_progress(m));
       // Observers number the generations of one key increasingly across inits: the new object's
       // first phase comes after every phase the old one began. The first init's phase p is
       // generation p + 1 (what race reports print).
@@ -142,7 +157,7 @@ inline void engine<D, O>::mbarrier_op(std::uint32_t t, const xinstr& x, std::uin
       }
       if (relaxed(pc)) ++m.unordered;
       else mbarrier_register(t, key, m, pc);
-      m.tx += tx;
+      mbarrier_tx(t, key, m, tx);
       if (n > m.pending)
         fail_at(error_kind::barrier, t,
                 resource_name(key) + " " + mbarrier_progress(m) + ": an arrival of " + std::to_string(n) +
@@ -154,15 +169,15 @@ inline void engine<D, O>::mbarrier_op(std::uint32_t t, const xinstr& x, std::uin
       }
       std::uint64_t state = (std::uint64_t{m.phase} << 32) | m.pending;
       if (x.ops[0].k != xoperand::kind::sink) write(t, x.ops[0], value::of_bits(state));
-      mbarrier_try_complete(key, m);
+      mbarrier_try_complete(t, key, m);
       return;
     }
     case op::mbarrier_expect_tx: case op::mbarrier_complete_tx: {
       auto [key, m] = mbarrier_at(t, x, x.ops[0], pc, access_kind::atomic);
       std::int64_t tx = count_of(x.ops[1], "transaction count", 0);
       ++m.unordered;  // .relaxed only: no release
-      m.tx += x.op == op::mbarrier_expect_tx ? tx : -tx;
-      mbarrier_try_complete(key, m);
+      mbarrier_tx(t, key, m, x.op == op::mbarrier_expect_tx ? tx : -tx);
+      mbarrier_try_complete(t, key, m);
       return;
     }
     case op::mbarrier_pending_count: {
@@ -181,9 +196,41 @@ inline void engine<D, O>::mbarrier_register(std::uint32_t t, barrier_key key, mb
   o_.on_barrier_register(r, key, m.generation_base + m.phase + 1, m.expected);
 }
 
+// The transaction count moves by `delta` (expect_tx: up, complete_tx: down); the ISA's range for
+// it is -(2^20-1)..2^20-1.
 template <value_domain D, observer O>
-inline void engine<D, O>::mbarrier_try_complete(barrier_key key, mbarrier_state& m) {
+inline void engine<D, O>::mbarrier_tx(std::uint32_t t, barrier_key key, mbarrier_state& m, std::int64_t delta) {
+  m.tx += delta;
+  if (m.tx > max_mbarrier_count || m.tx < -max_mbarrier_count)
+    fail_at(error_kind::barrier, t,
+            resource_name(key) + " " + mbarrier_progress(m) + ": the transaction count leaves its range -" +
+                std::to_string(max_mbarrier_count) + ".." + std::to_string(max_mbarrier_count));
+}
+
+// Threads parked at a wait on m, and those its last completion woke that have not run it again.
+template <value_domain D, observer O>
+inline std::vector<std::uint32_t> engine<D, O>::waiting_on(const mbarrier_state& m) {
+  std::vector<std::uint32_t> ts = m.pollers;
+  ts.insert(ts.end(), m.woken.begin(), m.woken.end());
+  std::sort(ts.begin(), ts.end());
+  return ts;
+}
+
+// The phase completes when nothing is pending: its releases reach the observer, the pollers are
+// woken (they run their wait again), and the next phase begins. Thread t's operation completed it.
+template <value_domain D, observer O>
+inline void engine<D, O>::mbarrier_try_complete(std::uint32_t t, barrier_key key, mbarrier_state& m) {
   if (m.pending != 0 || m.tx != 0) return;
+  if (!m.woken.empty()) {  // a lap (header comment)
+    std::uint32_t w = m.woken.front();
+    fail_at(error_kind::barrier, t,
+            "this completes phase " + std::to_string(m.phase) + " of " + resource_name(key) + " while " +
+                threads_text(m.woken) + " (first " + thread_name(w) + ", waiting at " + where(pc_[w]) +
+                "), woken by phase " + std::to_string(m.phase - 1) +
+                "'s completion, have not run their wait again: on a GPU they may test after both completions "
+                "and wait for the wrong phase (a phase must not complete before every waiter has seen the one "
+                "before it)");
+  }
   std::vector<barrier_registration> regs = std::move(m.regs);
   m.regs.clear();
   m.unordered = 0;
@@ -192,6 +239,7 @@ inline void engine<D, O>::mbarrier_try_complete(barrier_key key, mbarrier_state&
   ++m.phase;
   m.pending = m.expected;
   for (std::uint32_t u : m.pollers) status_[u] = status::runnable;  // they run their wait again
+  m.woken = std::move(m.pollers);
   m.pollers.clear();
 }
 
@@ -200,6 +248,7 @@ inline void engine<D, O>::mbarrier_try_complete(barrier_key key, mbarrier_state&
 template <value_domain D, observer O>
 inline void engine<D, O>::mbarrier_wait(std::uint32_t t, const xinstr& x, std::uint32_t pc) {
   auto [key, m] = mbarrier_at(t, x, x.ops[1], pc, access_kind::atomic);
+  if (auto it = std::find(m.woken.begin(), m.woken.end(), t); it != m.woken.end()) m.woken.erase(it);
   std::uint64_t asked = to_bits(read(t, x.ops[2]), t);
   // The phase waited for, as a phase number, and whether it has completed.
   std::uint32_t phase;
@@ -213,6 +262,11 @@ inline void engine<D, O>::mbarrier_wait(std::uint32_t t, const xinstr& x, std::u
       fail_at(error_kind::barrier, t,
               "the state names " + resource_name(key) + " phase " + std::to_string(phase) + ", which has not begun (" +
                   mbarrier_progress(m) + ")");
+    if (phase + 1 < m.phase)
+      fail_at(error_kind::barrier, t,
+              "the state names " + resource_name(key) + " phase " + std::to_string(phase) +
+                  ", two or more phases before the current one (" + mbarrier_progress(m) +
+                  "): a wait's state must be of the current phase or the one before it (PTX ISA)");
   }
   if (phase == m.phase) {  // not completed: wait here
     status_[t] = status::at_barrier;
@@ -224,6 +278,32 @@ inline void engine<D, O>::mbarrier_wait(std::uint32_t t, const xinstr& x, std::u
     o_.on_barrier_acquire(barrier_registration{t, true, pc}, key, m.generation_base + phase + 1);
   write(t, x.ops[0], value::of_bits(1));
   pc_[t] = pc + 1;
+}
+
+// No thread can move and threads are parked at waits (schedule.hpp, before calling it a
+// deadlock): every parked wait answers false, as test_wait and try_wait may while the phase is
+// incomplete, and its thread goes on. After max_false_rounds rounds with no barrier generation or
+// mbarrier phase completing since the first, the waits are not answered again: the run is the
+// deadlock it is (a retry loop would spin forever).
+template <value_domain D, observer O>
+inline bool engine<D, O>::mbarrier_answer_false() {
+  if (stats_.barrier_instances != false_round_at_) {
+    false_rounds_ = 0;
+    false_round_at_ = stats_.barrier_instances;
+  }
+  if (false_rounds_ >= max_false_rounds) return false;
+  bool any = false;
+  for (auto& [key, m] : mbarriers_) {
+    for (std::uint32_t u : m.pollers) {
+      write(u, p_.code[pc_[u]].ops[0], value::of_bits(0));
+      ++pc_[u];
+      status_[u] = status::runnable;
+      any = true;
+    }
+    m.pollers.clear();
+  }
+  if (any) ++false_rounds_;
+  return any;
 }
 
 }  // namespace gpueq::exec

@@ -108,6 +108,7 @@ inline void engine<D, O>::schedule() {
       }
       continue;
     }
+    if (!moved && mbarrier_answer_false()) continue;  // parked waits answer false first (mbarrier.hpp)
     if (!moved) deadlock();
   }
   setmaxnreg_finish();
