@@ -191,6 +191,35 @@ TEST_CASE_TEMPLATE("a CTA arrives on another CTA's mbarrier through mapa", D, DO
   CHECK(r.stats.barrier_instances == 3);
 }
 
+TEST_CASE("only arrivals reach another CTA's mbarrier, and a remote arrive returns no state") {
+  // remote_arrive with rank 1's threads doing what only the owning CTA may do on rank 0's bar
+  // (reached through mapa, %r9): wait on it, initialize it, or arrive taking a state back.
+  const std::string arrive = "  mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r9];\n";
+  struct variant {
+    std::string to, at, what;  // the replacement, the instruction that fails, the message
+  } variants[] = {
+      {arrive + "  mbarrier.try_wait.parity.shared::cta.b64 %p4, [%r9], 0;\n", "%p4, [%r9]",
+       "mbarrier bar@rank0[0] (shared byte 0) is CTA rank 0's: mbarrier.try_wait reaches only the executing "
+       "CTA's own mbarriers (.shared::cta), and this thread is in rank 1"},
+      {"  mbarrier.init.shared::cta.b64 [%r9], 32;\n" + arrive, "[%r9], 32", "is CTA rank 0's: mbarrier.init reaches only"},
+      {"  mbarrier.arrive.release.cluster.shared::cluster.b64 %rd4, [%r9];\n", "%rd4, [%r9]",
+       "an arrive on mbarrier bar@rank0[0] (shared byte 0), CTA rank 0's mbarrier, returns no state: its "
+       "destination must be the sink `_`"},
+  };
+  exec::launch l = cluster_launch({2, 1, 1}, {32, 1, 1}, {2, 1, 1}, {0, 0, 0}, {out_int("y", 32)});
+  fixture<exec::exact_domain> f(iota_plus_one());
+  for (const auto& v : variants) {
+    CAPTURE(v.to);
+    std::string text = exchange_with(arrive, v.to, remote_arrive);
+    REQUIRE(!text.empty());
+    auto k = load(text, "remote.ptx");
+    auto e = expect_error(*k, l, f.d);
+    CHECK(e.kind == exec::error_kind::barrier);
+    CHECK_MESSAGE(contains(e.message, "remote.ptx:" + std::to_string(line_of(text, v.at)) + ": thread"), e.message);
+    CHECK_MESSAGE(contains(e.message, v.what), e.message);
+  }
+}
+
 TEST_CASE("CTA barriers stay per CTA in a cluster run") {
   auto k = load(per_cta_bar, "per_cta_bar.ptx");
   exec::launch l = cluster_launch({2, 1, 1}, {32, 1, 1}, {2, 1, 1}, {0, 0, 0}, {out_int("y", 32)});

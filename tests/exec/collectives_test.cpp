@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -419,4 +420,47 @@ $EXIT:
     s.schedule_seed = seed;
     check_out(run(*k, l, f.d, static_cast<exec::null_observer*>(nullptr), s));
   }
+}
+
+TEST_CASE("float32: redux.sync f32 max skips a NaN lane, max.NaN propagates it; .abs stops the run") {
+  // sm_100a (passes `ptxas -arch=sm_100a`, .version 8.8). Lane i holds i, lane 3 a NaN.
+  const std::string body = R"(
+.visible .entry rx(.param .u64 y_param)
+{
+  .reg .f32 %f<8>;
+  .reg .b32 %r<4>;
+  .reg .pred %p<2>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [y_param];
+  mov.u32 %r1, %tid.x;
+  cvt.rn.f32.u32 %f1, %r1;
+  setp.eq.u32 %p1, %r1, 3;
+  @%p1 mov.b32 %f1, 0f7FC00000;
+  redux.sync.max.f32 %f2, %f1, 0xffffffff;
+  redux.sync.max.NaN.f32 %f3, %f1, 0xffffffff;
+  mul.wide.u32 %rd2, %r1, 8;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.f32 [%rd3], %f2;
+  st.global.f32 [%rd3+4], %f3;
+  ret;
+}
+)";
+  exec::launch l = one_cta(32, {out_f32("y", 64)});
+  fixture<exec::float32_domain> f(small_integers(0));
+  auto k = load(body, "rx.ptx");
+  auto r = run(*k, l, f.d);
+  REQUIRE_MESSAGE(!r.error, r.error->message);
+  for (std::size_t t = 0; t < 32; ++t) {
+    CAPTURE(t);
+    REQUIRE(r.out.at("y")[2 * t].has_value());
+    REQUIRE(r.out.at("y")[2 * t + 1].has_value());
+    CHECK(*r.out.at("y")[2 * t] == 31.0);
+    CHECK(std::isnan(*r.out.at("y")[2 * t + 1]));
+  }
+  std::string with_abs = body;
+  with_abs.replace(with_abs.find("redux.sync.max.NaN.f32"), 22, "redux.sync.min.abs.f32");
+  auto a = load(with_abs, "rx.ptx");
+  auto e = expect_error(*a, l, f.d);
+  CHECK(e.kind == exec::error_kind::unsupported);
+  CHECK_MESSAGE(contains(e.message, "redux.sync .abs is not modelled yet"), e.message);
 }

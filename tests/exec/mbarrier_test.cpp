@@ -331,41 +331,74 @@ W:
                 e.message);
 }
 
-TEST_CASE_TEMPLATE("a wait that finds no way forward but its false answer gets it: the fallback runs", D, DOMAINS) {
-  // Thread 0 alone: it tests parity 0 of an mbarrier of count 1 that only its own fallback
-  // arrives on, after three failed tests. Parked, nobody could move; the tests answer false
-  // (r3 = 1, 2, 3), the fallback arrives, phase 0 completes and the fourth test passes: y = 3.
-  std::string text = two_threads(1, R"(  @%p1 bra DONE;
+namespace {
+// Thread 0 alone tests parity 0 of an mbarrier of count 1 that only its own fallback arrives on,
+// after `failures` failed tests; y = the failures counted.
+std::string fallback(unsigned failures) {
+  return two_threads(1, R"(  @%p1 bra DONE;
   mov.u32 %r3, 0;
 W:
   mbarrier.test_wait.parity.shared::cta.b64 %p3, [%r2], 0;
   @%p3 bra OK;
   add.u32 %r3, %r3, 1;
-  setp.lt.u32 %p2, %r3, 3;
+  setp.lt.u32 %p2, %r3, )" + std::to_string(failures) + R"(;
   @%p2 bra W;
   mbarrier.arrive.shared.b64 %rd1, [%r2];
   bra W;
 OK:
   st.global.u32 [%rd5], %r3;
 )");
-  auto k = load(text, "fallback.ptx");
+}
+}  // namespace
+
+TEST_CASE_TEMPLATE("a wait that finds no way forward but its false answer gets it: the fallback runs", D, DOMAINS) {
+  // Parked, nobody could move; the tests answer false (r3 = 1, 2, 3), the fallback arrives,
+  // phase 0 completes and the fourth test passes: y = 3.
+  auto k = load(fallback(3), "fallback.ptx");
   exec::launch l = one_cta(64, {out_int("y", 1)});
   fixture<D> f(iota_plus_one());
   auto r = run(*k, l, f.d);
   REQUIRE_MESSAGE(!r.error, r.error->message);
   CHECK(f.at(*r.out["y"][0], l) == rat(3));
+}
 
-  // Without the fallback's arrival the retries find nothing: a deadlock naming the wait.
-  std::string none = text;
-  const std::string arrive = "  mbarrier.arrive.shared.b64 %rd1, [%r2];\n";
-  none.erase(none.find(arrive), arrive.size());
-  auto stuck = load(none, "fallback.ptx");
-  auto e = expect_error(*stuck, l, f.d);
-  CHECK(e.kind == exec::error_kind::deadlock);
-  CHECK_MESSAGE(contains(e.message, "wait at mbarrier.test_wait fallback.ptx:" +
-                                        std::to_string(line_of(none, "mbarrier.test_wait"))),
-                e.message);
-  CHECK_MESSAGE(contains(e.message, "[mbarrier mb[0] (shared byte 0) phase 0: 1 of 1 arrivals pending"), e.message);
+TEST_CASE("false answers: 64 rounds without the phase completing, then the deadlock") {
+  exec::launch l = one_cta(64, {out_int("y", 1)});
+  fixture<exec::exact_domain> f(iota_plus_one());
+  {  // 64 failed tests are answered; the fallback then completes the phase
+    auto k = load(fallback(64), "fallback.ptx");
+    auto r = run(*k, l, f.d);
+    REQUIRE_MESSAGE(!r.error, r.error->message);
+    CHECK(f.at(*r.out["y"][0], l) == rat(64));
+  }
+  {  // the 65th is not: a deadlock naming the wait and the object
+    std::string text = fallback(65);
+    auto k = load(text, "fallback.ptx");
+    auto e = expect_error(*k, l, f.d);
+    CHECK(e.kind == exec::error_kind::deadlock);
+    CHECK_MESSAGE(contains(e.message, "wait at mbarrier.test_wait fallback.ptx:" +
+                                          std::to_string(line_of(text, "mbarrier.test_wait"))),
+                  e.message);
+    CHECK_MESSAGE(contains(e.message, "[mbarrier mb[0] (shared byte 0) phase 0: 1 of 1 arrivals pending"), e.message);
+  }
+  {  // A retry loop around a bar.sync completes that barrier every round, which is no progress
+     // for the mbarrier nobody arrives on: still the deadlock (a step limit would stop a spin).
+    std::string text = two_threads(1, R"(  setp.ge.u32 %p2, %r1, 32;
+  @%p2 bra DONE;
+W:
+  bar.sync 1, 32;
+  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r2], 0;
+  @!%p3 bra W;
+)");
+    auto k = load(text, "retry.ptx");
+    exec::engine_options o;
+    o.max_steps = 1'000'000;
+    auto e = expect_error(*k, l, f.d, o);
+    CHECK_MESSAGE(e.kind == exec::error_kind::deadlock, e.message);
+    CHECK_MESSAGE(contains(e.message, "32 thread(s) (first (0,0,0)) wait at mbarrier.try_wait retry.ptx:" +
+                                          std::to_string(line_of(text, "mbarrier.try_wait"))),
+                  e.message);
+  }
 }
 
 TEST_CASE("an init over an object that threads wait on, and a transaction count out of range, stop the run") {
@@ -390,6 +423,21 @@ AGAIN:
                   e.message);
     CHECK_MESSAGE(contains(e.message, "mbarrier mb[0] (shared byte 0) is initialized again while thread 0 wait on its "
                                       "phase 0: 1 of 1 arrivals pending"),
+                  e.message);
+  }
+  {  // phase 0 has its one arrival and waits for 16 bytes: a .noinc cp.async arrive is one too many
+    std::string text = two_threads(1, R"(  @%p1 bra DONE;
+  mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%r2], 16;
+  mbarrier.arrive.shared.b64 %rd1, [%r2];
+  cp.async.mbarrier.arrive.noinc.shared.b64 [%r2];
+)");
+    auto k = load(text, "noinc.ptx");
+    auto e = expect_error(*k, l, f.d);
+    CHECK(e.kind == exec::error_kind::barrier);
+    CHECK_MESSAGE(contains(e.message, "noinc.ptx:" + std::to_string(line_of(text, "cp.async.mbarrier")) + ": thread (0,0,0)"),
+                  e.message);
+    CHECK_MESSAGE(contains(e.message, "phase 0: 0 of 1 arrivals pending, 16 transaction bytes pending: "
+                                      "cp.async.mbarrier.arrive.noinc is one arrival more than is pending"),
                   e.message);
   }
   for (std::string op : {"expect_tx", "complete_tx"}) {

@@ -194,3 +194,121 @@ TEST_CASE_TEMPLATE("brkpt stops the run like trap", D, DOMAINS) {
   CAPTURE(e.message);
   CHECK(contains(e.message, "breaker.ptx:" + std::to_string(line_of(breaker, "brkpt;"))));
 }
+
+namespace {
+// Three-input min/max (sm_100, PTX ISA 8.8, `.f32` only): thread t reads x[3t .. 3t + 2] and
+// writes the largest to y[2t] and the smallest to y[2t + 1]. Passes `ptxas -arch=sm_100a`.
+constexpr std::string_view minmax3 = R"(
+.visible .entry minmax3(.param .u64 y_param, .param .u64 x_param)
+{
+  .reg .f32 %f<6>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [y_param];
+  ld.param.u64 %rd2, [x_param];
+  mov.u32 %r1, %tid.x;
+  mul.lo.s32 %r2, %r1, 12;
+  cvt.u64.u32 %rd3, %r2;
+  add.s64 %rd4, %rd2, %rd3;
+  ld.global.f32 %f1, [%rd4];
+  ld.global.f32 %f2, [%rd4+4];
+  ld.global.f32 %f3, [%rd4+8];
+  max.f32 %f4, %f1, %f2, %f3;
+  min.f32 %f5, %f1, %f2, %f3;
+  mul.wide.u32 %rd5, %r1, 8;
+  add.s64 %rd6, %rd1, %rd5;
+  st.global.f32 [%rd6], %f4;
+  st.global.f32 [%rd6+4], %f5;
+  ret;
+}
+)";
+}  // namespace
+
+TEST_CASE_TEMPLATE("three-input min and max take the extremum of all three operands", D, DOMAINS) {
+  // The extremum sits in each position in some thread: (5, 1, 3), (2, 7, 4), (6, 0, -4), (1, 2, 8).
+  const long long xs[12] = {5, 1, 3, 2, 7, 4, 6, 0, -4, 1, 2, 8};
+  const long long want[8] = {5, 1, 7, 2, 6, -4, 8, 1};
+  auto k = load(minmax3, "minmax3.ptx");
+  exec::launch l = one_cta(4, {out_f32("y", 8), in_f32("x", 12)});
+  fixture<D> f([&](std::string_view, std::uint64_t e) { return rat(xs[e]); });
+  auto r = run(*k, l, f.d);
+  REQUIRE_MESSAGE(!r.error, r.error->message);
+  for (std::size_t i = 0; i < 8; ++i) {
+    CAPTURE(i);
+    REQUIRE(r.out.at("y")[i].has_value());
+    CHECK(f.at(*r.out.at("y")[i], l) == rat(want[i]));
+  }
+}
+
+TEST_CASE("float32: min/max .NaN propagate a NaN operand, plain min/max skip it, with two inputs or three") {
+  // Passes `ptxas -arch=sm_100a` (.version 8.8). %f1 is a NaN, %f2 is 1.
+  constexpr std::string_view nans = R"(
+.visible .entry nans(.param .u64 y_param)
+{
+  .reg .f32 %f<10>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [y_param];
+  mov.b32 %f1, 0f7FC00000;
+  mov.f32 %f2, 0f3F800000;
+  max.f32 %f3, %f1, %f2;
+  st.global.f32 [%rd1], %f3;
+  max.NaN.f32 %f4, %f1, %f2;
+  st.global.f32 [%rd1+4], %f4;
+  min.NaN.f32 %f5, %f2, %f1;
+  st.global.f32 [%rd1+8], %f5;
+  max.f32 %f6, %f1, %f2, %f1;
+  st.global.f32 [%rd1+12], %f6;
+  min.NaN.f32 %f7, %f2, %f2, %f1;
+  st.global.f32 [%rd1+16], %f7;
+  min.f32 %f8, %f1, %f1, %f1;
+  st.global.f32 [%rd1+20], %f8;
+  ret;
+}
+)";
+  auto k = load(nans, "nans.ptx");
+  exec::launch l = one_cta(1, {out_f32("y", 6)});
+  fixture<exec::float32_domain> f(small_integers(0));
+  auto r = run(*k, l, f.d);
+  REQUIRE_MESSAGE(!r.error, r.error->message);
+  auto& y = r.out.at("y");
+  for (const auto& v : y) REQUIRE(v.has_value());
+  CHECK(*y[0] == 1.0);
+  CHECK(std::isnan(*y[1]));
+  CHECK(std::isnan(*y[2]));
+  CHECK(*y[3] == 1.0);
+  CHECK(std::isnan(*y[4]));
+  CHECK(std::isnan(*y[5]));  // every operand a NaN
+}
+
+TEST_CASE("three-input min/max of another type, and min/max .abs, stop the run") {
+  const std::string only_f32 = "three-input min/max exists for .f32 only";
+  const std::pair<std::string, std::string> cases[] = {
+      {"max.s32 %r1, %r2, %r3, %r4;", only_f32},
+      {"min.f16x2 %r1, %r2, %r3, %r4;", only_f32},
+      {"max.abs.f32 %f1, %f2, %f3, %f4;", "min/max .abs is not modelled yet"},  // sm_100: |a|, |b|, |c|
+  };
+  for (const auto& [ins, why] : cases) {
+    CAPTURE(ins);
+    std::string text = R"(
+.visible .entry m3()
+{
+  .reg .b32 %r<8>;
+  .reg .f32 %f<8>;
+  mov.u32 %r2, 1;
+  mov.u32 %r3, 2;
+  mov.u32 %r4, 3;
+  mov.f32 %f2, 0f3F800000;
+  mov.f32 %f3, 0fC0000000;
+  mov.f32 %f4, 0f40400000;
+  )" + ins + R"(
+  ret;
+}
+)";
+    auto k = load(text, "m3.ptx");
+    fixture<exec::exact_domain> f(small_integers(0));
+    auto e = expect_error(*k, one_cta(1, {}), f.d);
+    CHECK(e.kind == exec::error_kind::unsupported);
+    CHECK_MESSAGE(contains(e.message, why), e.message);
+    CHECK_MESSAGE(contains(e.message, "m3.ptx:" + std::to_string(line_of(text, ins))), e.message);
+  }
+}

@@ -36,6 +36,7 @@ struct float_mode {
   bool sat = false;     // clamp the result to [0, 1]
   bool satfinite = false;  // cvt .satfinite: NaN stays NaN, beyond the format's range to its largest finite value
   bool approx = false;  // .approx: within the error PTX states
+  bool nan = false;     // min/max .NaN: a NaN operand makes the result the canonical NaN
 };
 
 // An element of an input tensor (or a scalar: no shape, element 0).

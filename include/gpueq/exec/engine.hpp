@@ -251,7 +251,7 @@ class engine {
     sync_.clear();
     mbarriers_.clear();
     false_rounds_ = 0;
-    false_round_at_ = 0;
+    false_answered_.clear();
     waiting_reads_.clear();
     read_waits_ = false;
     hold_setup();
@@ -823,10 +823,10 @@ class engine {
   std::optional<std::pair<barrier_key, std::uint32_t>> collective_acquires_;
   sync_table sync_;  // CTA barriers (exec/sync.hpp); warp syncs keep warp_generation_
   std::map<barrier_key, mbarrier_state> mbarriers_;  // by shared-memory place (ordered: messages)
-  // mbarrier_answer_false: rounds of false answers since the last barrier completion, and the
-  // completion count (stats_.barrier_instances) at the last round.
+  // mbarrier_answer_false: rounds of false answers in which no phase waited on completed, and the
+  // mbarriers (with their phase) the last round answered.
   std::uint32_t false_rounds_ = 0;
-  std::uint64_t false_round_at_ = 0;
+  std::vector<std::pair<barrier_key, std::uint32_t>> false_answered_;
   static constexpr std::uint32_t max_false_rounds = 64;
   bool read_waits_ = false;                    // a load that may wait for a write is running
   std::vector<std::uint32_t> waiting_reads_;   // threads parked at such a load (status::at_read)
@@ -845,6 +845,8 @@ class engine {
   bool clustered_ = false;
   std::uint32_t cta_threads_ = 0, cluster_ctas_ = 1, first_copy_ = 0;
   std::vector<std::uint32_t> cta_live_, cluster_arrived_, rank_region_;
+  std::vector<std::uint32_t> region_rank_;  // per region: the CTA rank whose memory it is (cluster runs)
+  std::uint32_t region_rank(std::uint32_t i) const { return i < region_rank_.size() ? region_rank_[i] : 0; }
   std::vector<bool> cluster_relaxed_;
 
   std::vector<region<real>> regions_;

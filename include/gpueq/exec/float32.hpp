@@ -13,6 +13,7 @@
 #include <bit>
 #include <cfenv>
 #include <cmath>
+#include <limits>
 #include <functional>
 #include <string>
 #include <vector>
@@ -42,6 +43,9 @@ class float32_domain {
 
   real arith(aop o, std::span<const real> x, rkind k, float_mode m) {
     if (k == rkind::integer) return integer_arith(o, x);
+    if (m.nan && (o == aop::min || o == aop::max))  // .NaN: NaN in, canonical NaN out (not the other operand)
+      for (real v : x)
+        if (std::isnan(v)) return std::numeric_limits<double>::quiet_NaN();
     auto in = [&](std::size_t i) { return m.ftz ? floats::flush(x[i], k) : x[i]; };
     double r = 0;
     if (k == rkind::f32) {

@@ -627,6 +627,7 @@ class decoder {
     if (!code) return false;
     const aop o = *code;
     if (x.ops.size() < 2 || x.ops.size() > 4 || !sources(x, x.ops.size() - 1, f)) return false;
+    if ((o == aop::min || o == aop::max) && x.ops.size() != 3) return false;  // three-input: float_op
     f.op = fast_op::f32_arith;
     f.arith = o;
     f.mode.round = x.round == rounding::none ? rounding::rn : x.round;

@@ -46,7 +46,7 @@ inline constexpr std::size_t opcode_family_count = std::size(opcode_family_names
 constexpr std::string_view name(opcode_family f) { return opcode_family_names[static_cast<std::size_t>(f)]; }
 
 // Supported: the engine executes the opcode (some modifier combinations may still stop a run
-// with a message of their own, e.g. three-input min/max). Unsupported: the engine never executes
+// with a message of their own, e.g. three-input min/max of a type other than .f32). Unsupported: the engine never executes
 // it, and `unsupported` is what the user is told. An empty message means supported, so an
 // unsupported row cannot lack its message.
 //

@@ -102,6 +102,10 @@ inline void engine<D, O>::cp_async_mbarrier_arrive(std::uint32_t t, const xinstr
   copies_[t].clear();
   mbarrier_register(agent, key, m, pc);
   if (has_mod(x, ".noinc")) {  // the phase's pending count is at least 1 until it completes
+    if (m.pending == 0)
+      fail_at(error_kind::barrier, t,
+              resource_name(key) + " " + mbarrier_progress(m) +
+                  ": cp.async.mbarrier.arrive.noinc is one arrival more than is pending (over-arrival)");
     --m.pending;
     mbarrier_try_complete(t, key, m);
   }

@@ -33,6 +33,7 @@ inline float_mode mode_of(const xinstr& x) {
   m.ftz = x.has(flag::ftz);
   m.sat = x.has(flag::sat);
   m.approx = x.has(flag::approx);
+  m.nan = x.has(flag::nan_);
   return m;
 }
 

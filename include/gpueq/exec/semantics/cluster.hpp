@@ -118,6 +118,7 @@ inline std::uint32_t engine<D, O>::cluster_setup() {
   cluster_arrived_.assign(n, 0);  // (without a cluster, barrier.cluster orders the one CTA's threads)
   cluster_relaxed_.assign(n, false);
   rank_region_.clear();
+  region_rank_.clear();
   return n;
 }
 
@@ -149,6 +150,8 @@ inline void engine<D, O>::cluster_layout() {
       copy.byte_indexed = regions_[i].byte_indexed;
       rank_region_[std::size_t{i} * k + r] = static_cast<std::uint32_t>(regions_.size());
       regions_.push_back(std::move(copy));
+      region_rank_.resize(regions_.size(), 0);
+      region_rank_.back() = r;
     }
 }
 

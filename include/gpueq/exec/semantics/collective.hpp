@@ -279,10 +279,13 @@ inline void engine<D, O>::redux(const xinstr& x, const std::vector<std::uint32_t
   if (data && (x.has(flag::add) || x.has(flag::min) || x.has(flag::max))) {
     rkind kk = k.value_or(rkind::integer);
     aop o = x.has(flag::add) ? aop::add : x.has(flag::min) ? aop::min : aop::max;
+    if (x.has(flag::abs)) fail_at(error_kind::unsupported, members[0], "redux.sync .abs is not modelled yet");
+    float_mode fm;
+    fm.nan = x.has(flag::nan_);  // .f32 min/max .NaN (sm_100a): a NaN operand makes the result NaN
     real acc = to_real(v[0], kk, members[0]);
     for (std::size_t i = 1; i < v.size(); ++i) {
       real xs[2] = {acc, to_real(v[i], kk, members[i])};
-      acc = guarded([&] { return d_.arith(o, xs, kk, float_mode{}); }, members[i]);
+      acc = guarded([&] { return d_.arith(o, xs, kk, fm); }, members[i]);
     }
     r = value::of_real(acc, kk);
   } else {

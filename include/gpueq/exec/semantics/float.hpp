@@ -23,10 +23,18 @@ inline void engine<D, O>::float_op(std::uint32_t t, const xinstr& x) {
   auto code = float_aop(x.op);
   if (!code) fail_at(error_kind::unsupported, t, "this floating-point instruction");
   aop o = *code;
-  if (x.ops.size() > 4) fail_at(error_kind::unsupported, t, "three-input min/max");
   float_mode m = mode_of(x);
   rkind k = *rkind_of(x.type);
   std::size_t n = x.ops.size() - 1;
+  // min/max with three inputs (sm_100, PTX ISA 8.8; .f32 only, as ptxas checks): the extremum of
+  // the three, which is the two-input one applied twice (NaNs are skipped, or with .NaN
+  // propagate, through both steps alike).
+  const bool three = (o == aop::min || o == aop::max) && n == 3;
+  if ((o == aop::min || o == aop::max) && x.has(flag::abs))
+    fail_at(error_kind::unsupported, t, "min/max .abs is not modelled yet");
+  if (three && x.type != vtype::f32)
+    fail_at(error_kind::unsupported, t, "three-input min/max exists for .f32 only (PTX ISA)");
+  if (n > 3) fail_at(error_kind::unsupported, t, "a floating-point instruction with this many operands");
   if (is_packed(x.type)) {  // elementwise on both halves
     real lo[3], hi[3];
     for (std::size_t i = 0; i < n; ++i) {
@@ -46,7 +54,11 @@ inline void engine<D, O>::float_op(std::uint32_t t, const xinstr& x) {
   }
   real args[3];
   for (std::size_t i = 0; i < n; ++i) args[i] = to_real(read(t, x.ops[i + 1]), k, t);
-  real r = guarded([&] { return d_.arith(o, std::span<const real>(args, n), k, m); }, t);
+  real r = guarded([&] { return d_.arith(o, std::span<const real>(args, three ? 2 : n), k, m); }, t);
+  if (three) {
+    real last[2] = {std::move(r), args[2]};
+    r = guarded([&] { return d_.arith(o, std::span<const real>(last, 2), k, m); }, t);
+  }
   write(t, x.ops[0], value::of_real(std::move(r), k));
 }
 

@@ -43,6 +43,8 @@ template <value_domain D, observer O>
 inline void engine<D, O>::integer_op(std::uint32_t t, const xinstr& x) {
   using op = ptx::opcode;
   std::size_t n = x.ops.size() - 1;
+  if ((x.op == op::min || x.op == op::max) && n != 2)
+    fail_at(error_kind::unsupported, t, "three-input min/max exists for .f32 only (PTX ISA)");
   value in[5];
   for (std::size_t i = 0; i < n && i < 5; ++i) in[i] = read(t, x.ops[i + 1]);
   if constexpr (D::symbolic) {

@@ -24,7 +24,7 @@
 //   without spinning. When no thread can move while threads are parked, each parked wait is
 //   answered false (the schedule in which the phase is still incomplete when it tests; a kernel's
 //   fallback when a test fails runs so), and the threads go on; after max_false_rounds such
-//   rounds with no barrier or phase completing between them, the run is a deadlock naming the
+//   rounds in which none of the phases waited on completed, the run is a deadlock naming the
 //   mbarrier, its phase, and the arrivals and bytes still pending (mbarrier_answer_false).
 // - A phase must not complete while a thread that the previous completion woke has not yet run
 //   its wait again: on a GPU that waiter may test after both completions and find the phase's
@@ -69,8 +69,18 @@ inline auto engine<D, O>::mbarrier_at(std::uint32_t t, const xinstr& x, const xo
   place p = locate(t, x.has_space ? x.space : ptx::state_space::generic, addr, 8);
   if (p.index == ~0u || p.r->space != memory_space::shared)
     fail_at(error_kind::barrier, t, "an mbarrier object must be in shared memory, not in " + std::string(name(p.r->space)));
-  observe(t, p, 8, kind, pc, {}, atomic_op::other);
   barrier_key key{barrier_kind::mbarrier, (std::uint64_t{p.index} << 32) | p.offset};
+  // Only arrivals and transaction counts reach another CTA's object (.shared::cluster); init,
+  // inval, the waits and cp.async.mbarrier.arrive name the executing CTA's own (.shared::cta).
+  using op = ptx::opcode;
+  const bool remote_allowed = x.op == op::mbarrier_arrive || x.op == op::mbarrier_arrive_drop ||
+                              x.op == op::mbarrier_expect_tx || x.op == op::mbarrier_complete_tx;
+  if (!remote_allowed && region_rank(p.index) != rank_of(t))
+    fail_at(error_kind::barrier, t,
+            resource_name(key) + " is CTA rank " + std::to_string(region_rank(p.index)) + "'s: " +
+                std::string(ptx::name(x.op)) + " reaches only the executing CTA's own mbarriers (.shared::cta), "
+                "and this thread is in rank " + std::to_string(rank_of(t)));
+  observe(t, p, 8, kind, pc, {}, atomic_op::other);
   mbarrier_state& m = mbarriers_[key];
   if (x.op != ptx::opcode::mbarrier_init && !m.valid)
     fail_at(error_kind::barrier, t,
@@ -140,8 +150,9 @@ inline void engine<D, O>::mbarrier_op(std::uint32_t t, const xinstr& x, std::uin
     }
     case op::mbarrier_inval: {
       auto [key, m] = mbarrier_at(t, x, x.ops[0], pc, access_kind::write);
-      if (!m.pollers.empty())
-        fail_at(error_kind::barrier, t, resource_name(key) + " is invalidated while threads wait on it");
+      if (!m.pollers.empty() || !m.woken.empty())
+        fail_at(error_kind::barrier, t,
+                resource_name(key) + " is invalidated while " + threads_text(waiting_on(m)) + " wait on it");
       m.valid = false;
       m.invalidated = true;
       return;
@@ -168,7 +179,14 @@ inline void engine<D, O>::mbarrier_op(std::uint32_t t, const xinstr& x, std::uin
         m.expected -= static_cast<std::uint32_t>(n);
       }
       std::uint64_t state = (std::uint64_t{m.phase} << 32) | m.pending;
-      if (x.ops[0].k != xoperand::kind::sink) write(t, x.ops[0], value::of_bits(state));
+      if (x.ops[0].k != xoperand::kind::sink) {
+        const auto owner = region_rank(static_cast<std::uint32_t>(key.id >> 32));
+        if (owner != rank_of(t))
+          fail_at(error_kind::barrier, t,
+                  "an arrive on " + resource_name(key) + ", CTA rank " + std::to_string(owner) +
+                      "'s mbarrier, returns no state: its destination must be the sink `_` (PTX ISA)");
+        write(t, x.ops[0], value::of_bits(state));
+      }
       mbarrier_try_complete(t, key, m);
       return;
     }
@@ -282,28 +300,32 @@ inline void engine<D, O>::mbarrier_wait(std::uint32_t t, const xinstr& x, std::u
 
 // No thread can move and threads are parked at waits (schedule.hpp, before calling it a
 // deadlock): every parked wait answers false, as test_wait and try_wait may while the phase is
-// incomplete, and its thread goes on. After max_false_rounds rounds with no barrier generation or
-// mbarrier phase completing since the first, the waits are not answered again: the run is the
-// deadlock it is (a retry loop would spin forever).
+// incomplete, and its thread goes on. After max_false_rounds rounds in which none of the phases
+// the answered waits waited on completed (other barriers may: a retry loop around a bar.sync),
+// the waits are not answered again: the run is the deadlock it is (a retry loop would spin
+// forever).
 template <value_domain D, observer O>
 inline bool engine<D, O>::mbarrier_answer_false() {
-  if (stats_.barrier_instances != false_round_at_) {
-    false_rounds_ = 0;
-    false_round_at_ = stats_.barrier_instances;
-  }
+  for (const auto& [key, phase] : false_answered_)  // progress: a phase those waits waited on completed
+    if (mbarriers_[key].phase != phase) {
+      false_rounds_ = 0;
+      break;
+    }
   if (false_rounds_ >= max_false_rounds) return false;
-  bool any = false;
+  false_answered_.clear();
   for (auto& [key, m] : mbarriers_) {
+    if (m.pollers.empty()) continue;
     for (std::uint32_t u : m.pollers) {
       write(u, p_.code[pc_[u]].ops[0], value::of_bits(0));
       ++pc_[u];
       status_[u] = status::runnable;
-      any = true;
     }
     m.pollers.clear();
+    false_answered_.emplace_back(key, m.phase);
   }
-  if (any) ++false_rounds_;
-  return any;
+  if (false_answered_.empty()) return false;
+  ++false_rounds_;
+  return true;
 }
 
 }  // namespace gpueq::exec

@@ -95,6 +95,9 @@ inline void engine<D, O>::schedule() {
       release_hold();
       continue;
     }
+    // Parked mbarrier waits answer false (mbarrier.hpp) before a waiting load is forced to read:
+    // a fallback that a false answer runs may write what the load waits for.
+    if (!moved && mbarrier_answer_false()) continue;
     if (!waiting_reads_.empty()) {
       // Loads that found nothing written: after progress, try them again; without progress
       // nobody will write for them, so the first is the uninitialized read it is.
@@ -108,7 +111,6 @@ inline void engine<D, O>::schedule() {
       }
       continue;
     }
-    if (!moved && mbarrier_answer_false()) continue;  // parked waits answer false first (mbarrier.hpp)
     if (!moved) deadlock();
   }
   setmaxnreg_finish();
