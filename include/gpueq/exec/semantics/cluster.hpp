@@ -38,8 +38,10 @@
 // on_barrier_acquire of the generation the thread arrived on.
 //
 // mbarrier operations on another CTA's address (mbarrier.arrive.release.cluster.shared::cluster)
-// reach the mbarrier object in that CTA's copy of the array, as any shared access does. Multicast
-// copies (bulk_copy.hpp) land in, and complete on, each named CTA's copy the same way.
+// reach the mbarrier object in that CTA's copy of the array, as any shared access does; only
+// arrivals (returning no state) and expect_tx/complete_tx may, the rest is an error (mbarrier.hpp,
+// mbarrier_at; region_rank_ says whose copy a region is). Multicast copies (bulk_copy.hpp) land
+// in, and complete on, each named CTA's copy the same way.
 #pragma once
 
 #include <gpueq/exec/engine.hpp>
