@@ -721,6 +721,8 @@ class engine {
   };
   mbarrier_ref mbarrier_at(std::uint32_t t, const xinstr& x, const xoperand& a, std::uint32_t pc, access_kind kind);
   std::string resource_name(barrier_key key) const;
+  // The CTA rank whose shared memory holds the mbarrier (its key is region << 32 | offset).
+  std::uint32_t mbarrier_owner(barrier_key key) const { return region_rank(static_cast<std::uint32_t>(key.id >> 32)); }
   std::string mbarrier_progress(const mbarrier_state& m) const;
   void mbarrier_op(std::uint32_t t, const xinstr& x, std::uint32_t pc);
   bool relaxed(std::uint32_t pc) const;

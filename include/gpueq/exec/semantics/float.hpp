@@ -29,8 +29,9 @@ inline void engine<D, O>::float_op(std::uint32_t t, const xinstr& x) {
   // min/max with three inputs (sm_100, PTX ISA 8.8; .f32 only, as ptxas checks): the extremum of
   // the three, which is the two-input one applied twice (NaNs are skipped, or with .NaN
   // propagate, through both steps alike).
-  const bool three = (o == aop::min || o == aop::max) && n == 3;
-  if ((o == aop::min || o == aop::max) && x.has(flag::abs))
+  const bool extremum = o == aop::min || o == aop::max;
+  const bool three = extremum && n == 3;
+  if (extremum && x.has(flag::abs))
     fail_at(error_kind::unsupported, t, "min/max .abs is not modelled yet");
   if (three && x.type != vtype::f32)
     fail_at(error_kind::unsupported, t, "three-input min/max exists for .f32 only (PTX ISA)");

@@ -75,9 +75,9 @@ inline auto engine<D, O>::mbarrier_at(std::uint32_t t, const xinstr& x, const xo
   using op = ptx::opcode;
   const bool remote_allowed = x.op == op::mbarrier_arrive || x.op == op::mbarrier_arrive_drop ||
                               x.op == op::mbarrier_expect_tx || x.op == op::mbarrier_complete_tx;
-  if (!remote_allowed && region_rank(p.index) != rank_of(t))
+  if (!remote_allowed && mbarrier_owner(key) != rank_of(t))
     fail_at(error_kind::barrier, t,
-            resource_name(key) + " is CTA rank " + std::to_string(region_rank(p.index)) + "'s: " +
+            resource_name(key) + " is CTA rank " + std::to_string(mbarrier_owner(key)) + "'s: " +
                 std::string(ptx::name(x.op)) + " reaches only the executing CTA's own mbarriers (.shared::cta), "
                 "and this thread is in rank " + std::to_string(rank_of(t)));
   observe(t, p, 8, kind, pc, {}, atomic_op::other);
@@ -180,10 +180,9 @@ inline void engine<D, O>::mbarrier_op(std::uint32_t t, const xinstr& x, std::uin
       }
       std::uint64_t state = (std::uint64_t{m.phase} << 32) | m.pending;
       if (x.ops[0].k != xoperand::kind::sink) {
-        const auto owner = region_rank(static_cast<std::uint32_t>(key.id >> 32));
-        if (owner != rank_of(t))
+        if (mbarrier_owner(key) != rank_of(t))
           fail_at(error_kind::barrier, t,
-                  "an arrive on " + resource_name(key) + ", CTA rank " + std::to_string(owner) +
+                  "an arrive on " + resource_name(key) + ", CTA rank " + std::to_string(mbarrier_owner(key)) +
                       "'s mbarrier, returns no state: its destination must be the sink `_` (PTX ISA)");
         write(t, x.ops[0], value::of_bits(state));
       }
