@@ -15,7 +15,7 @@ using namespace gpueq;
 
 namespace {
 
-std::filesystem::path corpus(const char* file) { return std::filesystem::path(GPUEQ_SOURCE_DIR) / "examples" / "kernels" / file; }
+std::filesystem::path corpus_path(const char* file) { return std::filesystem::path(GPUEQ_SOURCE_DIR) / "examples" / "kernels" / file; }
 
 // The 1-based line of the first line of `file` at or after the line containing `after` that
 // contains `needle`.
@@ -33,12 +33,12 @@ std::uint32_t line_after(const std::filesystem::path& file, const std::string& a
 }  // namespace
 
 TEST_CASE("a race between accesses inside called device functions names the callees' lines") {
-  check::pair_spec s = check::load_spec(corpus("bugs/shift_call_synced_vs_racy.pair.json").string());
+  check::pair_spec s = check::load_spec(corpus_path("bugs/shift_call_synced_vs_racy.pair.json").string());
   check::check_options o;
   o.float32_report = false;
   auto r = check::check_pair(s, check::resolve(s), o);
   CHECK(r.v == check::verdict::race);
-  auto ptx = corpus("bugs/shift_call.ptx");
+  auto ptx = corpus_path("bugs/shift_call.ptx");
   std::uint32_t store = line_after(ptx, ".func _Z3putPfif(", "st.shared.f32"), load = line_after(ptx, "_Z3getPKfi(", "ld.shared.f32");
   REQUIRE(store != 0);
   REQUIRE(load != 0);

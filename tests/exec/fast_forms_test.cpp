@@ -64,13 +64,20 @@ inline std::string show_symbolic(exec::symbolic_domain::real r) {
 
 template <class R>
 std::string show_cell(const exec::cell<R>& c) {
-  std::string s = "tag" + std::to_string(static_cast<int>(c.t)) + " k" + std::to_string(static_cast<int>(c.k)) + " cmp" +
-                  std::to_string(static_cast<int>(c.cmp)) + " prov" + std::to_string(c.provenance) + " bits" +
-                  std::to_string(c.bits);
-  if constexpr (std::is_same_v<R, double>)
-    s += " r" + std::to_string(std::bit_cast<std::uint64_t>(c.r)) + " r2" + std::to_string(std::bit_cast<std::uint64_t>(c.r2));
-  else  // symbolic: the working value as the run left it: a term, or an open sum's buffer/length
-    s += " r" + show_symbolic(c.r) + " r2" + show_symbolic(c.r2);
+  // The fields the tag gives a meaning (bits and r2 share their bytes in these domains' cells).
+  using tag = exec::cell_tag;
+  auto show = [](const R& r) {
+    if constexpr (std::is_same_v<R, double>) return std::to_string(std::bit_cast<std::uint64_t>(r));
+    else return show_symbolic(r);  // symbolic: a term, or an open sum's buffer/length
+  };
+  std::string s = "tag" + std::to_string(static_cast<int>(c.t));
+  if (c.t == tag::bits || c.t == tag::empty)
+    s += " prov" + std::to_string(c.provenance) + " bits" + std::to_string(c.bits);
+  else
+    s += " k" + std::to_string(static_cast<int>(c.k)) + " r" + show(c.r);
+  if (c.t == tag::packed || c.t == tag::predicate) s += " r2" + show(c.r2);
+  if (c.t == tag::predicate)
+    s += " cmp" + std::to_string(static_cast<int>(c.cmp)) + " neg" + std::to_string(c.negated);
   return s;
 }
 

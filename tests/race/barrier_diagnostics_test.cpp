@@ -27,7 +27,7 @@ namespace {
 using ranges = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
 
 // Named barrier 1, 64 threads: warp 0 copies x into s and arrives, warp 1 waits and copies s to y.
-constexpr std::string_view handoff = R"(
+constexpr std::string_view named_handoff = R"(
 .visible .entry handoff(.param .u64 y_param, .param .u64 x_param)
 {
   .reg .pred %p<2>;
@@ -197,7 +197,7 @@ exec::scalar_binding n_is(std::uint32_t n) { return {"n", false, static_cast<dou
 
 TEST_CASE("a producer/consumer named barrier (bar.arrive + bar.sync) is clean and orders the handoff") {
   for (bool strict : {false, true}) {
-    auto c = run_kernel(std::string(handoff), 64, 32, strict);
+    auto c = run_kernel(std::string(named_handoff), 64, 32, strict);
     REQUIRE_MESSAGE(!c.out.error, c.out.error->message);
     CHECK(c.report.clean());
     CHECK(c.report.barriers.empty());
@@ -208,7 +208,7 @@ TEST_CASE("a producer/consumer named barrier (bar.arrive + bar.sync) is clean an
 TEST_CASE("a named-barrier generation that only sees bar.arrive is an error naming the barrier and the arrives") {
   // The consumer arrives where it should wait: generation 1 of barrier 1 completes with 64
   // arrivals, nobody waits on it, and the consumer's read is unordered after the producer's store.
-  auto c = run_kernel(replaced(handoff, "bar.sync 1, 64;", "bar.arrive 1, 64;"), 64, 32, false);
+  auto c = run_kernel(replaced(named_handoff, "bar.sync 1, 64;", "bar.arrive 1, 64;"), 64, 32, false);
   REQUIRE_MESSAGE(!c.out.error, c.out.error->message);
   CHECK_FALSE(c.report.well_synchronized());
   CHECK_FALSE(c.report.race_free());  // the RAW race on s the missing wait leaves
@@ -235,7 +235,7 @@ TEST_CASE("a named-barrier generation that only sees bar.arrive is an error nami
 
   // Without the data handoff there is no race, and the barrier error alone makes the run not
   // well-synchronized.
-  std::string no_data = replaced(replaced(handoff, "bar.sync 1, 64;", "bar.arrive 1, 64;"), "ld.shared.f32 %f1, [%r5];",
+  std::string no_data = replaced(replaced(named_handoff, "bar.sync 1, 64;", "bar.arrive 1, 64;"), "ld.shared.f32 %f1, [%r5];",
                                  "mov.f32 %f1, 0f3F800000;");
   auto alone = run_kernel(no_data, 64, 32, false);
   REQUIRE_MESSAGE(!alone.out.error, alone.out.error->message);

@@ -543,11 +543,11 @@ class engine {
     else if (o.k != xoperand::kind::sink) fail_at(error_kind::unsupported, t, "destination operand form");
   }
   // An undecided predicate's outcome where the domain runs a case split (exec/case_split.hpp:
-  // the symbolic domain with one attached), else nullopt. A negated predicate (bit 0) is the
+  // the symbolic domain with one attached), else nullopt. A negated predicate (`negated`) is the
   // complement of the comparison's outcome.
   std::optional<bool> branch(const value& p) {
     if constexpr (requires { d_.branch(p.cmp, p.r, p.r2); }) {
-      if (auto b = d_.branch(p.cmp, p.r, p.r2)) return *b != static_cast<bool>(p.bits & 1);
+      if (auto b = d_.branch(p.cmp, p.r, p.r2)) return *b != p.negated;
     }
     return std::nullopt;
   }

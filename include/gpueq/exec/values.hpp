@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <type_traits>
 
 namespace gpueq::exec {
 
@@ -142,6 +143,46 @@ inline std::optional<cmp_op> cmp_of(std::string_view s) {
   return std::nullopt;
 }
 
+enum class cell_tag : std::uint8_t { empty, bits, real, packed, predicate };
+
+// Where a cell keeps its fields. `bits` is read in bits and empty cells only, `r2` in packed and
+// predicate cells only, so a domain whose value is plain data of at most 8 bytes (the float32
+// domain's double, the symbolic domain's term reference) keeps the two in one place: a cell of 24
+// bytes instead of 32, and a warp's row of a register (32 cells) 768 bytes instead of 1 KiB, which
+// the warp-wide forms stream through. Writing r2 (of_packed, a predicate) overwrites bits and the
+// reverse; nothing reads one after writing the other, since the tag says which is there. Other
+// domains (the exact one's GMP rational) keep them apart.
+template <class R, bool Overlaid = std::is_trivially_copyable_v<R> && sizeof(R) <= sizeof(std::uint64_t)>
+struct cell_fields {
+  cell_tag t = cell_tag::empty;
+  rkind k = rkind::f32;      // real/packed: the kind of r (and r2); predicate: kind of the operands
+  cmp_op cmp = cmp_op::eq;   // predicate: the undecided comparison r cmp r2
+  bool negated = false;      // predicate: the complement of r cmp r2 (the second output of setp p|q)
+  // bits and empty: the memory region an address was derived from, plus one (0: not an address).
+  // Carried through address arithmetic so that an access past the end of one array that happens
+  // to land in the next is still out of bounds (VOLTA §6.2's tolerated shared read). empty: see
+  // cell.
+  std::uint32_t provenance = 0;
+  std::uint64_t bits = 0;    // bits: the value (predicates are 0/1); empty: which undefined value
+  R r{}, r2{};               // packed: r is the low half, r2 the high half
+};
+template <class R>
+struct cell_fields<R, true> {
+  cell_tag t = cell_tag::empty;
+  rkind k = rkind::f32;
+  cmp_op cmp = cmp_op::eq;
+  bool negated = false;
+  std::uint32_t provenance = 0;
+  R r{};
+  union {
+    std::uint64_t bits;
+    R r2;
+  };
+  // Written out: an anonymous union whose member has a non-trivial default constructor (the
+  // symbolic reference's zero-initialized fields) would delete the implicit one.
+  cell_fields() : bits(0) {}
+};
+
 // An `empty` cell is an *undefined* value, and `bits` says which: 0, a register never written
 // (the initial state); 2, a value computed from an undefined one (an unwritten register moved,
 // added, converted, compared or shuffled: PTX gives such a result no defined value either), with
@@ -153,18 +194,9 @@ inline std::optional<cmp_op> cmp_of(std::string_view s) {
 // error wherever it happens (semantics/wgmma.hpp). Undefined values flow through data
 // instructions and are an error only where they matter (engine.hpp, `undefined_read`).
 template <class R>
-struct cell {
-  enum class tag : std::uint8_t { empty, bits, real, packed, predicate };
+struct cell : cell_fields<R> {
+  using tag = cell_tag;
   static constexpr std::uint64_t never_written = 0, poisoned_atomic = 1, derived_undefined = 2, in_flight = 3;
-  tag t = tag::empty;
-  rkind k = rkind::f32;      // real/packed: the kind of r (and r2); predicate: kind of the operands
-  cmp_op cmp = cmp_op::eq;   // predicate: the undecided comparison r cmp r2
-  // bits: the memory region an address was derived from, plus one (0: not an address). Carried
-  // through address arithmetic so that an access past the end of one array that happens to land
-  // in the next is still out of bounds (VOLTA §6.2's tolerated shared read).
-  std::uint32_t provenance = 0;
-  std::uint64_t bits = 0;    // bits: the value (predicates are 0/1); predicate: 1 when negated
-  R r{}, r2{};               // packed: r is the low half, r2 the high half
 
   static cell of_bits(std::uint64_t b) {
     cell c;
@@ -194,7 +226,7 @@ struct cell {
     c.provenance = pc + 1;
     return c;
   }
-  bool is_derived_undefined() const { return t == tag::empty && (bits & 0xffffffffu) == derived_undefined; }
+  bool is_derived_undefined() const { return this->t == tag::empty && (this->bits & 0xffffffffu) == derived_undefined; }
   // A register an in-flight wgmma.mma_async (instruction pc) owns until its wait_group.
   static cell in_flight_of(std::uint32_t pc) {
     cell c;
@@ -202,9 +234,9 @@ struct cell {
     c.provenance = pc + 1;
     return c;
   }
-  bool is_in_flight() const { return t == tag::empty && bits == in_flight; }
-  bool is_bits() const { return t == tag::bits; }
-  bool is_real() const { return t == tag::real; }
+  bool is_in_flight() const { return this->t == tag::empty && this->bits == in_flight; }
+  bool is_bits() const { return this->t == tag::bits; }
+  bool is_real() const { return this->t == tag::real; }
 };
 
 }  // namespace gpueq::exec

@@ -23,7 +23,7 @@ template <value_domain D, observer O>
 inline auto engine<D, O>::choose(std::uint32_t t, const value& a, const value& b, const value& p) -> value {
   rkind k = p.k;
   real ra = to_real(a, k, t), rb = to_real(b, k, t);
-  bool negated = p.bits & 1;
+  bool negated = p.negated;
   cmp_op c = p.cmp;
   bool greater = c == cmp_op::gt || c == cmp_op::ge || c == cmp_op::gtu || c == cmp_op::geu;
   bool less = c == cmp_op::lt || c == cmp_op::le || c == cmp_op::ltu || c == cmp_op::leu;
@@ -98,7 +98,7 @@ inline void engine<D, O>::setp(std::uint32_t t, const xinstr& x) {
     write(t, d.elems[0], p);
     value q = p;
     if (q.t == value::tag::bits) q.bits = !q.bits;
-    else q.bits ^= 1;
+    else if (q.t == value::tag::predicate) q.negated = !q.negated;
     write(t, d.elems[1], q);
     return;
   }
