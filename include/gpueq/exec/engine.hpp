@@ -35,9 +35,9 @@
 // words `gpueq parse` lists it with; tests/exec/opcode_table_test.cpp holds the column to the
 // dispatch below.
 //
-// Files: this header is the core (options, thread and warp state, setup, scheduler and run loop,
-// limits, deadlock detection, errors, registers and operands, and the dispatch to the generic and
-// fast forms). The semantics of each instruction family are member functions declared in the class
+// Files: this header is the core (options, thread and warp state, registers and operands, errors,
+// the dispatch to the generic and fast forms), declaring what exec/semantics/schedule.hpp defines
+// (setup, the scheduler and run loop, limits, deadlock detection). The semantics of each instruction family are member functions declared in the class
 // and defined in exec/semantics/<family>.hpp, which this header includes at its end; each family
 // header includes this one, so any of them alone gives the whole engine.
 #pragma once
@@ -238,57 +238,8 @@ class engine {
     value v;
   };
 
-  // ---- setup -------------------------------------------------------------------------------
-  void setup() {
-    n_ = cluster_setup();  // the CTA's threads, or every thread of the cluster (semantics/cluster.hpp)
-    rng_ = options_.schedule_seed;
-    if (n_ == 0) fail(error_kind::unsupported, 0, "the block has no threads");
-    nregs_ = p_.registers;
-    regs_.assign(std::size_t{(n_ + warp_size - 1) / warp_size} * warp_size * nregs_, value{});  // see reg()
-    status_.assign(n_, status::runnable);
-    pc_.assign(n_, 0);
-    barrier_of_.assign(n_, barrier_key{});
-    sync_.clear();
-    mbarriers_.clear();
-    false_rounds_ = 0;
-    false_answered_.clear();
-    waiting_reads_.clear();
-    read_waits_ = false;
-    hold_setup();
-    warp_mask_.assign(n_, 0);
-    copies_.assign(n_, {});
-    copy_group_.assign(n_, 0);
-    proxy_.assign(n_, {});
-    live_ = n_;
-    warps_ = (n_ + warp_size - 1) / warp_size;
-    warp_generation_.assign(warps_, 1);
-    collective_scan_.assign(warps_, {});
-    setmaxnreg_.assign(warps_, {});
-    wgmma_warps_.assign(warps_, nullptr);
-
-    run_info info;
-    info.threads = n_;
-    info.agents = uses_async_proxy() ? n_ : 0;
-    info.warp_size = warp_size;
-    layout_memory(info);
-    hint_.assign(p_.code.size(), ~0u);
-    // (a program not from decode has none; a cluster run's shared places depend on the CTA)
-    fast_forms_ = options_.fast_forms && p_.fast.size() == p_.code.size() && !clustered_;
-    warp_wide_ = fast_forms_ && options_.warp_wide && !options_.lockstep_warps && !options_.schedule_seed &&
-                 options_.thread_order.size() != n_;
-    plan_warp_steps();
-    next_check_ = 0;
-    update_next_check();
-    params_.clear();
-    param_fields_.assign(l_.params.size(), {});
-    for (std::uint32_t i = 0; i < l_.params.size(); ++i) {
-      params_.push_back(param_value(i));
-      for (const field_binding& f : l_.params[i].fields) param_fields_[i].push_back(bound_value(f.tensor, f.index, f.type));
-    }
-    locals_.clear();
-    locals_.resize(local_top_ ? n_ : 0);
-    o_.on_start(info);
-  }
+  // ---- setup (semantics/schedule.hpp) -------------------------------------------------------
+  void setup();
 
   struct symbol {
     enum class kind : std::uint8_t { region, param, local } k;
@@ -330,29 +281,7 @@ class engine {
   // PTX: a barrier that waits for all threads of the CTA is released when the exiting threads were
   // the only ones it still waited for (try_complete counts live threads only); CUDA's stricter
   // rule, that every thread reaches each __syncthreads, is the race context's strict mode.
-  void exit_thread(std::uint32_t t, std::uint32_t pc) {
-    status_[t] = status::exited;
-    --live_;
-    --cta_live_[rank_of(t)];
-    o_.on_exit(t, pc);
-    // Exited threads no longer hold anyone back.
-    sync_.for_each_open([&](barrier_key key, open_generation&) { try_complete(key); });
-    // Each group of the warp waiting at a collective (one per member mask: lanes of two masks may
-    // wait at once) that counted on this lane may now be complete; the first waiting lane's
-    // group is tried whatever its mask, as before. (Trying only that one left a second group that
-    // waited for this lane alone blocked: a false deadlock under some thread orders.)
-    const std::uint32_t w = t / warp_size, lane_bit = 1u << (t % warp_size);
-    std::array<std::uint32_t, warp_size> tried;
-    std::uint32_t n_tried = 0;
-    for (std::uint32_t u = w * warp_size; u < std::min(n_, (w + 1) * warp_size); ++u) {
-      if (status_[u] != status::at_warp) continue;  // (an earlier try may have released it)
-      const std::uint32_t mask = warp_mask_[u];
-      if (n_tried && !(mask & lane_bit)) continue;
-      if (std::find(tried.begin(), tried.begin() + n_tried, mask) != tried.begin() + n_tried) continue;
-      tried[n_tried++] = mask;
-      try_collective(u);
-    }
-  }
+  void exit_thread(std::uint32_t t, std::uint32_t pc);
 
   std::uint64_t random() {  // splitmix64 over the schedule seed
     rng_ += 0x9e3779b97f4a7c15ull;
@@ -379,65 +308,12 @@ class engine {
     waiting_reads_.push_back(t);
     ++waits_this_pass_;
   }
-  void run_thread_loop(std::uint32_t t) {
-    const std::size_t size = p_.code.size();
-    const bool fast = fast_forms_;
-    std::uint32_t pc = pc_[t];
-    for (;;) {
-      if (++stats_.steps >= next_check_) checks(t);
-      if (pc >= size) {
-        exit_thread(t, no_instruction);
-        return;
-      }
-      if (fast) {
-        std::uint32_t next = fast_step(t, pc);
-        if (next != no_fast) {
-          pc_[t] = pc = next;
-          continue;
-        }
-      }
-      generic_step(t, p_.code[pc], pc);
-      if (status_[t] != status::runnable || barrier_released_) return;
-      pc = pc_[t];
-    }
-  }
-  void step_once(std::uint32_t t) {
-    if (++stats_.steps >= next_check_) checks(t);
-    if (pc_[t] >= p_.code.size()) {
-      exit_thread(t, no_instruction);
-      return;
-    }
-    try {
-      step(t);
-    } catch (const read_wait&) {
-      wait_for_write(t);
-    }
-  }
+  void run_thread_loop(std::uint32_t t);
+  void step_once(std::uint32_t t);
   // The step limit, the progress callback and the memory limit, at the step counts where one of
   // them has something to do (next_check_).
-  void checks(std::uint32_t t) {
-    if (stats_.steps > options_.max_steps)
-      fail(error_kind::limit, t, "more than " + std::to_string(options_.max_steps) + " thread-instructions executed",
-           pc_[t]);
-    if (options_.progress && options_.progress_every && stats_.steps % options_.progress_every == 0)
-      options_.progress(stats_.steps);
-    if (options_.max_resident_mib && (stats_.steps & ((1u << 16) - 1)) == 0)
-      if (std::uint64_t mib = resident_mib(); mib > options_.max_resident_mib)
-        fail(error_kind::limit, t,
-             "memory limit of " + std::to_string(options_.max_resident_mib) + " MiB exceeded (resident: " +
-                 std::to_string(mib) + " MiB)",
-             pc_[t]);
-    update_next_check();
-  }
-  void update_next_check() {
-    std::uint64_t s = stats_.steps;
-    std::uint64_t next = options_.max_steps == ~std::uint64_t{0} ? ~std::uint64_t{0} : options_.max_steps + 1;
-    if (next <= s) next = s + 1;
-    if (options_.progress && options_.progress_every)
-      next = std::min(next, (s / options_.progress_every + 1) * options_.progress_every);
-    if (options_.max_resident_mib) next = std::min(next, ((s >> 16) + 1) << 16);
-    next_check_ = next;
-  }
+  void checks(std::uint32_t t);
+  void update_next_check();
 
   // Race-witness holds (engine_options::hold), defined in exec/semantics/hold.hpp.
   enum class hold_phase : std::uint8_t { off, armed, holding, done };
