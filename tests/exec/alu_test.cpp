@@ -449,6 +449,8 @@ TEST_CASE_TEMPLATE("integer ALU on concrete bits, the same in every domain", D, 
   auto u32 = [&](std::size_t i) { return static_cast<std::uint32_t>(i32(i)); };
   REQUIRE(w[0].has_value());
   REQUIRE(w[1].has_value());
+  REQUIRE(w[0]->is_bits());
+  REQUIRE(w[1]->is_bits());
   CHECK(static_cast<std::int64_t>(w[0]->bits) == -3'000'000'000LL);          // mul.wide.s32
   CHECK(w[1]->bits == std::uint64_t{0xfffffffdu} * 1'000'000'000ull);         // mul.wide.u32
   CHECK(i32(0) == 5);                    // mad.lo: 2^32 + 5 keeps the low 32 bits
@@ -526,6 +528,7 @@ TEST_CASE_TEMPLATE("setp with the unsigned operators lo, ls, hi, hs", D, exec::f
   for (std::size_t i = 0; i < 6; ++i) {
     CAPTURE(i);
     REQUIRE(z[i].has_value());
+    REQUIRE(z[i]->is_bits());
     CHECK(z[i]->bits == want[i]);
   }
 }

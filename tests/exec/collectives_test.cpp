@@ -130,6 +130,7 @@ TEST_CASE_TEMPLATE("bar.red: popc, and, or over the CTA's predicates", D, DOMAIN
   REQUIRE(z.size() == 64 * 3);
   for (std::uint32_t t = 0; t < 64; ++t) {
     CAPTURE(t);
+    for (std::uint32_t i = 0; i < 3; ++i) REQUIRE(z[3 * t + i]->is_bits());
     CHECK(z[3 * t]->bits == 10);
     CHECK(z[3 * t + 1]->bits == 0);
     CHECK(z[3 * t + 2]->bits == 1);

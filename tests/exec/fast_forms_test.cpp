@@ -700,6 +700,8 @@ TEST_CASE("fast forms: the warp forms agree with the fast forms lane by lane, an
     const std::uint32_t n = t ^ 1, byte = (255 - n) & 0xff;
     REQUIRE(ints[2 * t]);
     REQUIRE(ints[2 * t + 1]);
+    REQUIRE(ints[2 * t]->is_bits());
+    REQUIRE(ints[2 * t + 1]->is_bits());
     CHECK((ints[2 * t]->bits & 0xffffffffu) == ((t & 16) ? byte * 0x01010101u : n));
     CHECK((ints[2 * t + 1]->bits & 0xffffffffu) == static_cast<std::uint32_t>(-1 - static_cast<std::int32_t>(n)));
     const float x1 = input(t / 4), x2 = input(64 + t);
@@ -765,6 +767,7 @@ TEST_CASE("fast forms: a value covered in part by a later store is read as piece
                                    (v & 0xffffu) | 0xbeef0000u};
     for (std::uint32_t i = 0; i < 5; ++i) {
       REQUIRE(o[5 * t + i]);
+      REQUIRE(o[5 * t + i]->is_bits());
       CHECK((o[5 * t + i]->bits & 0xffffffffu) == want[i]);
     }
   }

@@ -180,7 +180,7 @@ struct cell_fields<R, true> {
   };
   // Written out: an anonymous union whose member has a non-trivial default constructor (the
   // symbolic reference's zero-initialized fields) would delete the implicit one.
-  cell_fields() : bits(0) {}
+  constexpr cell_fields() noexcept : bits(0) {}
 };
 
 // An `empty` cell is an *undefined* value, and `bits` says which: 0, a register never written
