@@ -55,14 +55,16 @@ endif()
 list(SORT headers)
 # The parts of the engine (see the top): a family file whose first include is the engine is
 # compiled with it, not alone; any other (exec/semantics/bits.hpp) is compiled alone like every
-# header.
+# header. Headers named in -DHEADERS are all compiled alone.
 set(parts "")
 foreach(header ${headers})
-  if(header MATCHES "^gpueq/exec/semantics/")
+  if(NOT HEADERS AND header MATCHES "^gpueq/exec/semantics/")
     file(STRINGS "${root}/${header}" includes REGEX "^#include ")
-    list(GET includes 0 first)
-    if(first STREQUAL "#include <gpueq/exec/engine.hpp>")
-      list(APPEND parts ${header})
+    if(includes)
+      list(GET includes 0 first)
+      if(first STREQUAL "#include <gpueq/exec/engine.hpp>")
+        list(APPEND parts ${header})
+      endif()
     endif()
   endif()
 endforeach()

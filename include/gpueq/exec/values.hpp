@@ -145,15 +145,8 @@ inline std::optional<cmp_op> cmp_of(std::string_view s) {
 
 enum class cell_tag : std::uint8_t { empty, bits, real, packed, predicate };
 
-// Where a cell keeps its fields. `bits` is read in bits and empty cells only, `r2` in packed and
-// predicate cells only, so a domain whose value is plain data of at most 8 bytes (the float32
-// domain's double, the symbolic domain's term reference) keeps the two in one place: a cell of 24
-// bytes instead of 32, and a warp's row of a register (32 cells) 768 bytes instead of 1 KiB, which
-// the warp-wide forms stream through. Writing r2 (of_packed, a predicate) overwrites bits and the
-// reverse; nothing reads one after writing the other, since the tag says which is there. Other
-// domains (the exact one's GMP rational) keep them apart.
-template <class R, bool Overlaid = std::is_trivially_copyable_v<R> && sizeof(R) <= sizeof(std::uint64_t)>
-struct cell_fields {
+// The fields every cell has, whatever its domain.
+struct cell_head {
   cell_tag t = cell_tag::empty;
   rkind k = rkind::f32;      // real/packed: the kind of r (and r2); predicate: kind of the operands
   cmp_op cmp = cmp_op::eq;   // predicate: the undecided comparison r cmp r2
@@ -163,16 +156,24 @@ struct cell_fields {
   // to land in the next is still out of bounds (VOLTA §6.2's tolerated shared read). empty: see
   // cell.
   std::uint32_t provenance = 0;
-  std::uint64_t bits = 0;    // bits: the value (predicates are 0/1); empty: which undefined value
-  R r{}, r2{};               // packed: r is the low half, r2 the high half
+};
+
+// Where a cell keeps the rest. `bits` (bits: the value, predicates 0/1; empty: which undefined
+// value) is read in bits and empty cells only, `r2` (packed: the high half, r the low one;
+// predicate: the right operand) in packed and predicate cells only, so a domain whose value is
+// plain data of at most 8 bytes (the float32 domain's double, the symbolic domain's term
+// reference) keeps the two in one place: a cell of 24 bytes instead of 32, and a warp's row of a
+// register (32 cells) 768 bytes instead of 1 KiB, which the warp-wide forms stream through.
+// Writing r2 (of_packed, a predicate) overwrites bits and the reverse; nothing reads one after
+// writing the other, since the tag says which is there. Other domains (the exact one's GMP
+// rational) keep them apart.
+template <class R, bool Overlaid = std::is_trivially_copyable_v<R> && sizeof(R) <= sizeof(std::uint64_t)>
+struct cell_fields : cell_head {
+  std::uint64_t bits = 0;
+  R r{}, r2{};
 };
 template <class R>
-struct cell_fields<R, true> {
-  cell_tag t = cell_tag::empty;
-  rkind k = rkind::f32;
-  cmp_op cmp = cmp_op::eq;
-  bool negated = false;
-  std::uint32_t provenance = 0;
+struct cell_fields<R, true> : cell_head {
   R r{};
   union {
     std::uint64_t bits;
