@@ -82,34 +82,22 @@ int run(const options& o) {
   };
 
   auto t0 = std::chrono::steady_clock::now();
-  std::map<std::string, std::vector<std::optional<double>>> values;
-  std::map<std::string, std::vector<std::optional<std::string>>> texts;
-  std::optional<exec::run_error> error;
-  std::uint64_t steps = 0;
-  std::uint32_t ctas = 0;
   check::prepared_kernel pk = check::prepare(spec, m, entry, k, "kernel");
   exec::engine_options eo;
   eo.max_resident_mib = o.max_memory;
-  if (o.domain == "float32") {
-    auto g = check::run_grid<exec::float32_domain>(pk, [&] { return exec::float32_domain(source); }, 1, eo);
-    for (auto& [name, vals] : g.values) values[name] = vals.dense();
-    error = g.error, steps = g.steps, ctas = g.ctas;
-  } else if (o.domain == "rational") {
-    auto g = check::run_grid<exec::exact_domain>(
-        pk, [&] { return exec::exact_domain([&](const exec::input_ref& r) { return support::rational(source(r)); }); }, 1, eo);
-    for (auto& [name, vals] : g.values)
-      for (auto& v : vals.dense()) values[name].push_back(v ? std::optional<double>(v->convert_to<double>()) : std::nullopt);
-    error = g.error, steps = g.steps, ctas = g.ctas;
-  } else if (o.domain == "symbolic") {
-    if (!o.out.empty()) throw std::runtime_error("--out writes numbers: use --domain float32 or rational");
-    term::store s;
-    auto g = check::run_grid<exec::symbolic_domain>(pk, [&] { return exec::symbolic_domain(s); }, 1, eo);
-    for (auto& [name, vals] : g.values)
-      for (auto& v : vals.dense()) texts[name].push_back(v ? std::optional<std::string>(check::short_text(s, *v, 2000)) : std::nullopt);
-    error = g.error, steps = g.steps, ctas = g.ctas;
-  } else {
-    throw std::runtime_error("--domain is float32, rational or symbolic");
-  }
+  check::run_domain domain;
+  if (o.domain == "float32") domain = check::run_domain::float32;
+  else if (o.domain == "rational") domain = check::run_domain::rational;
+  else if (o.domain == "symbolic") domain = check::run_domain::symbolic;
+  else throw std::runtime_error("--domain is float32, rational or symbolic");
+  if (domain == check::run_domain::symbolic && !o.out.empty())
+    throw std::runtime_error("--out writes numbers: use --domain float32 or rational");
+  check::grid_outputs g = check::run_outputs(pk, domain, source, eo);
+  auto& values = g.values;
+  auto& texts = g.texts;
+  auto& error = g.error;
+  const std::uint64_t steps = g.steps;
+  const std::uint32_t ctas = g.ctas;
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::cerr << ctas << " CTA(s) of " << k.block[0] * k.block[1] * k.block[2] << " threads, " << steps
             << " thread-instructions, " << secs << " s (" << o.domain << ")\n";

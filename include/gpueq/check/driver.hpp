@@ -30,7 +30,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -267,6 +269,22 @@ GPUEQ_ENTRY check_result check_kernels(const pair_spec& spec, const resolved_pai
 // Checks a resolved pair (see check::resolve): the candidate against the reference kernel, or
 // against the registered specification the pair names as its reference (spec.reference_spec).
 GPUEQ_ENTRY check_result check_pair(const pair_spec& spec, const resolved_pair& pair, const check_options& options = {});
+
+// One kernel run over its whole grid in one value domain, without a check (`gpueq run`): the
+// output tensors' elements, as numbers (float32, rational: converted to double) or as the text
+// of their terms (symbolic, each cut at 2000 characters); nullopt for an unwritten element.
+// Inputs come from `source`; in the symbolic domain they are symbols and `source` is not read.
+enum class run_domain { float32, rational, symbolic };
+struct grid_outputs {
+  std::map<std::string, std::vector<std::optional<double>>> values;
+  std::map<std::string, std::vector<std::optional<std::string>>> texts;
+  std::optional<exec::run_error> error;
+  std::uint64_t steps = 0;
+  std::uint32_t ctas = 0;
+};
+GPUEQ_ENTRY grid_outputs run_outputs(const prepared_kernel& k, run_domain d,
+                                     const std::function<double(const exec::input_ref&)>& source,
+                                     const exec::engine_options& options = {});
 
 }  // namespace gpueq::check
 

@@ -137,4 +137,29 @@ GPUEQ_ENTRY check_result check_pair(const pair_spec& spec, const resolved_pair& 
   return check_kernels(spec, pair, options);
 }
 
+GPUEQ_ENTRY grid_outputs run_outputs(const prepared_kernel& k, run_domain d,
+                                     const std::function<double(const exec::input_ref&)>& source,
+                                     const exec::engine_options& options) {
+  grid_outputs out;
+  auto take = [&](auto& g) { out.error = g.error, out.steps = g.steps, out.ctas = g.ctas; };
+  if (d == run_domain::float32) {
+    auto g = run_grid<exec::float32_domain>(k, [&] { return exec::float32_domain(source); }, 1, options);
+    for (auto& [name, vals] : g.values) out.values[name] = vals.dense();
+    take(g);
+  } else if (d == run_domain::rational) {
+    auto g = run_grid<exec::exact_domain>(
+        k, [&] { return exec::exact_domain([&](const exec::input_ref& r) { return support::rational(source(r)); }); }, 1, options);
+    for (auto& [name, vals] : g.values)
+      for (auto& v : vals.dense()) out.values[name].push_back(v ? std::optional<double>(v->convert_to<double>()) : std::nullopt);
+    take(g);
+  } else {
+    term::store s;
+    auto g = run_grid<exec::symbolic_domain>(k, [&] { return exec::symbolic_domain(s); }, 1, options);
+    for (auto& [name, vals] : g.values)
+      for (auto& v : vals.dense()) out.texts[name].push_back(v ? std::optional<std::string>(short_text(s, *v, 2000)) : std::nullopt);
+    take(g);
+  }
+  return out;
+}
+
 }  // namespace gpueq::check

@@ -21,6 +21,7 @@
 #include <gpueq/ptx/lexer.hpp>
 #include <gpueq/ptx/parser_operands.hpp>
 #include <gpueq/support/diagnostics.hpp>
+#include <gpueq/support/entry.hpp>
 #include <gpueq/support/files.hpp>
 
 #include <algorithm>
@@ -597,15 +598,16 @@ class parser : operand_parser {
 }  // namespace detail
 
 // Parses PTX text. `file` names it in diagnostics. Throws parse_error (support::diagnostic_error).
-inline module parse(std::string_view text, std::string file = "<input>") {
-  return detail::parser(text, std::move(file)).run();
-}
+GPUEQ_ENTRY module parse(std::string_view text, std::string file = "<input>");
 
 // Reads and parses a file; a file that cannot be read (or a directory) is a diagnostic without a
 // line.
-inline module parse_file(const std::string& path) {
-  std::string text = support::read_input_file(path, "PTX file");
-  return parse(text, path);
-}
+GPUEQ_ENTRY module parse_file(const std::string& path);
 
 }  // namespace gpueq::ptx
+
+// The bodies of parse and parse_file: compiled here (header-only) or in gpueq::compiled
+// (support/entry.hpp): each program that parses would otherwise compile the whole parser.
+#if GPUEQ_ENTRY_BODIES
+#include <gpueq/ptx/parser_entries.hpp>
+#endif
