@@ -118,14 +118,14 @@ observed run_mode(const kernel& k, const exec::launch& l, D& d, bool fast, exec:
 double float32_values(const exec::input_ref& in) {
   // Special floats for some elements, random bit patterns (any exponent, NaNs included) for the
   // rest: values of the element's format, as inputs always are.
-  static const float specials[] = {0.0f, -0.0f, 1.0f, -1.0f, INFINITY, -INFINITY, NAN, 1e-45f, -1.1754942e-38f,
-                                   3.4028235e38f, 1.1754944e-38f, 0.5f, 16777217.0f, 6e-8f, -3.1415927f, 1.0f / 3};
+  static const float special_floats[] = {0.0f, -0.0f, 1.0f, -1.0f, INFINITY, -INFINITY, NAN, 1e-45f, -1.1754942e-38f,
+                                         3.4028235e38f, 1.1754944e-38f, 0.5f, 16777217.0f, 6e-8f, -3.1415927f, 1.0f / 3};
   std::uint64_t h = (in.element + 1) * 0x9e3779b97f4a7c15ull;
   h ^= h >> 29;
   h *= 0xbf58476d1ce4e5b9ull;
   h ^= h >> 32;
   if (in.kind == exec::rkind::integer) return static_cast<double>(static_cast<std::int64_t>(h % 2001) - 1000);
-  if (h % 3 == 0) return static_cast<double>(specials[(h >> 8) % 16]);
+  if (h % 3 == 0) return static_cast<double>(special_floats[(h >> 8) % 16]);
   return static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(h >> 16)));
 }
 struct float32_box {

@@ -1,8 +1,9 @@
 // Execution tests for the supported opcodes that no other execution test ran: the walk of the
 // opcode table (opcode_table_test.cpp) found them. 24-bit multiplies, sad, bfind, cnot, lop3,
 // funnel shifts, sin/cos/tanh, ldu, the `barrier.sync` spelling of the CTA barrier, the
-// instructions that do nothing to one CTA's results (membar, fence, nanosleep, pmevent), exit and
-// brkpt. Expected values are computed by hand from the PTX ISA's definitions.
+// instructions that do nothing to one CTA's results (membar, fence, nanosleep, pmevent), the cache
+// hints (createpolicy, prefetchu, applypriority, .L2::cache_hint), exit and brkpt. Expected values
+// are computed by hand from the PTX ISA's definitions.
 #include "harness.hpp"
 
 #include <doctest/doctest.h>
@@ -177,6 +178,62 @@ TEST_CASE("float32: sin.approx, cos.approx and tanh.approx are within PTX's erro
   CHECK(std::abs(*y[0] - std::sin(0.5)) < std::ldexp(1.0, -20));
   CHECK(std::abs(*y[1] - std::cos(0.5)) < std::ldexp(1.0, -20));
   CHECK(std::abs(*y[2] - std::tanh(0.5)) < std::ldexp(std::tanh(0.5), -10));
+}
+
+TEST_CASE_TEMPLATE("cache hints change no value: createpolicy in its three forms, .L2::cache_hint loads and stores, prefetchu, applypriority", D, DOMAINS) {
+  // Thread t: y[t] = 2·x[t], loaded and stored with a policy as a cache hint; p[t] = the OR of the
+  // five policies it made. A policy's encoding is opaque on the hardware; gpueq's is 64 zero bits
+  // (README, "Semantics decisions"), so p[t] = 0. Passes `ptxas -arch=sm_80`.
+  constexpr std::string_view hints = R"(
+.visible .entry hints(.param .u64 y_param, .param .u64 x_param, .param .u64 p_param)
+{
+  .reg .b32 %r<4>;
+  .reg .f32 %f<4>;
+  .reg .b64 %rd<20>;
+  ld.param.u64 %rd1, [y_param];
+  ld.param.u64 %rd2, [x_param];
+  ld.param.u64 %rd3, [p_param];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd4, %r1, 4;
+  add.s64 %rd5, %rd2, %rd4;
+  createpolicy.fractional.L2::evict_last.b64 %rd6, 1.0;
+  createpolicy.fractional.L2::evict_first.L2::evict_unchanged.b64 %rd7, 0.5;
+  createpolicy.fractional.L2::evict_normal.b64 %rd8;
+  createpolicy.range.global.L2::evict_last.L2::evict_first.b64 %rd9, [%rd5], 4, 128;
+  createpolicy.cvt.L2.b64 %rd10, %rd6;
+  prefetchu.L1 [%rd5];
+  applypriority.global.L2::evict_normal [%rd2], 128;
+  ld.global.L2::cache_hint.f32 %f1, [%rd5], %rd6;
+  add.f32 %f2, %f1, %f1;
+  add.s64 %rd11, %rd1, %rd4;
+  st.global.L2::cache_hint.f32 [%rd11], %f2, %rd7;
+  or.b64 %rd12, %rd6, %rd7;
+  or.b64 %rd13, %rd12, %rd8;
+  or.b64 %rd14, %rd13, %rd9;
+  or.b64 %rd15, %rd14, %rd10;
+  mul.wide.u32 %rd16, %r1, 8;
+  add.s64 %rd17, %rd3, %rd16;
+  st.global.u64 [%rd17], %rd15;
+  ret;
+}
+)";
+  auto k = load(hints, "hints.ptx");
+  exec::launch l = one_cta(32, {out_f32("y", 32), in_f32("x", 32), out_int("p", 32, 8)});
+  values v = small_integers(5);
+  fixture<D> f(v);
+  auto r = run(*k, l, f.d);
+  REQUIRE_MESSAGE(!r.error, r.error->message);
+  fixture<D> g(v);  // a second run, for the raw bits of p
+  auto p = cells(*k, l, g.d, 2);
+  REQUIRE(p.size() == 32);
+  for (std::uint64_t t = 0; t < 32; ++t) {
+    CAPTURE(t);
+    REQUIRE(r.out.at("y")[t].has_value());
+    CHECK(f.at(*r.out.at("y")[t], l) == 2 * v("x", t));
+    REQUIRE(p[t].has_value());
+    REQUIRE(p[t]->is_bits());
+    CHECK(p[t]->bits == 0);
+  }
 }
 
 TEST_CASE_TEMPLATE("brkpt stops the run like trap", D, DOMAINS) {

@@ -99,6 +99,7 @@ def specialize(fn, args, constexprs):
 MM_M, MM_N, MM_K = 128, 128, 64           # matmul: grid (2, 2) of 64 x 64 tiles, K in 2 slabs of 32
 SM_ROWS, SM_COLS = 4, 256                 # softmax: 4 rows of 256
 AT_Q, AT_KV, AT_D = 64, 128, 64           # attention: 64 queries, 128 keys in 2 blocks of 64, D = 64
+LN_COLS = 256                             # layernorm: rows of 256 (the pair spec checks one)
 
 MM_PTR_ARGS = dict(a_ptr=Ptr("fp16"), b_ptr=Ptr("fp16"), c_ptr=Ptr("fp32"), M=MM_M, N=MM_N, K=MM_K,
                    stride_am=MM_K, stride_ak=1, stride_bk=MM_N, stride_bn=1, stride_cm=MM_N,
@@ -113,6 +114,8 @@ AT_ARGS = dict(q_ptr=Ptr("fp16"), k_ptr=Ptr("fp16"), v_ptr=Ptr("fp16"), o_ptr=Pt
                n_q=AT_Q, n_kv=AT_KV, scale=0.125, stride_q=AT_D, stride_k=AT_D, stride_v=AT_D,
                stride_o=AT_D)
 AT_BLOCKS = dict(BLOCK_M=64, BLOCK_N=64, HEAD_D=AT_D)
+LN_ARGS = dict(x_ptr=Ptr("fp32"), gamma_ptr=Ptr("fp32"), beta_ptr=Ptr("fp32"), y_ptr=Ptr("fp32"), eps=1e-5,
+               row_stride=LN_COLS, n_cols=LN_COLS)
 
 # (module, kernel, example args, constexprs, num_warps, target capabilities)
 VARIANTS = [
@@ -122,6 +125,8 @@ VARIANTS = [
     ("matmul", "matmul_hostdesc", MM_HOSTDESC_ARGS, MM_BLOCKS, 4, (90, )),
     ("softmax", "softmax_rows", SM_ARGS, dict(BLOCK=SM_COLS), 4, (80, 90)),
     ("attention", "attention_fwd", AT_ARGS, AT_BLOCKS, 4, (80, 90)),
+    ("layernorm", "layernorm_rows", LN_ARGS, dict(BLOCK=LN_COLS), 4, (80, 90)),
+    ("layernorm", "layernorm_rows_unbiased", LN_ARGS, dict(BLOCK=LN_COLS), 4, (80, )),
 ]
 
 

@@ -165,8 +165,7 @@ inline constexpr opcode_trait own_modifiers{collective_kind::none, true};
   X(st, "st", 2, 3, memory, supported)                                                                               \
   /* prefetch (a cache hint, .L1/.L2 or .tensormap) has no effect on values */                                       \
   X(prefetch, "prefetch", 1, 1, memory, supported | own_modifiers)                                                   \
-  X(prefetchu, "prefetchu", 1, 1, memory,                                                                            \
-    unsupported("prefetchu (a cache prefetch hint) is not modelled yet"))                                            \
+  X(prefetchu, "prefetchu", 1, 1, memory, supported | own_modifiers)                                                 \
   X(atom, "atom", 3, 5, atomic, supported)                                                                           \
   X(red, "red", 2, 4, atomic, supported)                                                                             \
   X(cp_async, "cp.async", 3, 5, async_copy, supported | own_modifiers)                                               \
@@ -198,10 +197,11 @@ inline constexpr opcode_trait own_modifiers{collective_kind::none, true};
     unsupported("stackrestore (dynamic stack allocation) is not modelled yet"))                                      \
   X(discard, "discard", 2, 2, memory,                                                                                \
     unsupported("discard (drop a cache line without writing it back) is not modelled yet"))                          \
-  X(applypriority, "applypriority", 2, 2, memory,                                                                    \
-    unsupported("applypriority (L2 eviction priority of a cache line) is not modelled yet"))                         \
-  X(createpolicy, "createpolicy", 2, 4, memory,                                                                      \
-    unsupported("createpolicy (L2 cache eviction policies) is not modelled yet"))                                    \
+  /* applypriority (an L2 eviction priority for a line) has no effect on values either; createpolicy  */           \
+  /* makes an L2 cache policy, opaque bits that loads and stores with .L2::cache_hint take as a hint */             \
+  /* (the semantics in exec/semantics/dispatch.hpp, `execute`) */                                                    \
+  X(applypriority, "applypriority", 2, 2, memory, supported | own_modifiers)                                         \
+  X(createpolicy, "createpolicy", 1, 4, memory, supported | own_modifiers)                                           \
   X(mapa, "mapa", 3, 3, cluster, supported)                                                                          \
   X(getctarank, "getctarank", 2, 2, cluster, supported)                                                              \
   /* control flow */                                                                                                 \
