@@ -115,7 +115,7 @@ exec::launch cluster_launch(exec::dim3 grid, exec::dim3 block, exec::dim3 cluste
   return l;
 }
 
-values iota_plus_one() {
+values iota_plus_one_cluster() {
   return [](std::string_view, std::uint64_t e) { return rat(static_cast<long long>(e) + 1); };
 }
 
@@ -126,7 +126,7 @@ TEST_CASE("the cluster special registers, CTA by CTA") {
   // Grid 4x4, clusters of 2x2: the run of the cluster whose first CTA is (2, 2) has ranks
   // 0 = (2,2), 1 = (3,2), 2 = (2,3), 3 = (3,3) (x fastest); cluster id (1, 1), 2x2 clusters.
   exec::launch l = cluster_launch({4, 4, 1}, {32, 1, 1}, {2, 2, 1}, {2, 2, 0}, {out_int("y", 4 * 32 * 10)});
-  fixture<exec::exact_domain> f(iota_plus_one());
+  fixture<exec::exact_domain> f(iota_plus_one_cluster());
   auto r = run(*k, l, f.d);
   REQUIRE_MESSAGE(!r.error, r.error->message);
   for (long long rank = 0; rank < 4; ++rank)
@@ -159,7 +159,7 @@ TEST_CASE_TEMPLATE("two CTAs of a cluster read each other's shared memory throug
   // Grid 4 in clusters of 2: the run of the second cluster holds CTAs 2 and 3.
   exec::launch l = cluster_launch({4, 1, 1}, {64, 1, 1}, {2, 1, 1}, {2, 0, 0},
                                   {out_f32("y", 256), in_f32("x", 256), out_int("r", 512)});
-  fixture<D> f(iota_plus_one());
+  fixture<D> f(iota_plus_one_cluster());
   auto r = run(*k, l, f.d);
   REQUIRE_MESSAGE(!r.error, r.error->message);
   // x[j] = j + 1. CTA c (2 or 3), thread i: own = 64c + i + 1, other = 64(c ^ 1) + i + 1;
@@ -183,7 +183,7 @@ TEST_CASE_TEMPLATE("two CTAs of a cluster read each other's shared memory throug
 TEST_CASE_TEMPLATE("a CTA arrives on another CTA's mbarrier through mapa", D, DOMAINS) {
   auto k = load(remote_arrive, "remote_arrive.ptx");
   exec::launch l = cluster_launch({2, 1, 1}, {32, 1, 1}, {2, 1, 1}, {0, 0, 0}, {out_int("y", 32)});
-  fixture<D> f(iota_plus_one());
+  fixture<D> f(iota_plus_one_cluster());
   auto r = run(*k, l, f.d);
   REQUIRE_MESSAGE(!r.error, r.error->message);
   for (long long i = 0; i < 32; ++i) CHECK(f.at(*r.out["y"][static_cast<std::size_t>(i)], l) == rat(100 + i));
@@ -207,7 +207,7 @@ TEST_CASE("only arrivals reach another CTA's mbarrier, and a remote arrive retur
        "destination must be the sink `_`"},
   };
   exec::launch l = cluster_launch({2, 1, 1}, {32, 1, 1}, {2, 1, 1}, {0, 0, 0}, {out_int("y", 32)});
-  fixture<exec::exact_domain> f(iota_plus_one());
+  fixture<exec::exact_domain> f(iota_plus_one_cluster());
   for (const auto& v : variants) {
     CAPTURE(v.to);
     std::string text = exchange_with(arrive, v.to, remote_arrive);
@@ -223,7 +223,7 @@ TEST_CASE("only arrivals reach another CTA's mbarrier, and a remote arrive retur
 TEST_CASE("CTA barriers stay per CTA in a cluster run") {
   auto k = load(per_cta_bar, "per_cta_bar.ptx");
   exec::launch l = cluster_launch({2, 1, 1}, {32, 1, 1}, {2, 1, 1}, {0, 0, 0}, {out_int("y", 32)});
-  fixture<exec::exact_domain> f(iota_plus_one());
+  fixture<exec::exact_domain> f(iota_plus_one_cluster());
   auto r = run(*k, l, f.d);
   REQUIRE_MESSAGE(!r.error, r.error->message);
   for (long long i = 0; i < 32; ++i) CHECK(f.at(*r.out["y"][static_cast<std::size_t>(i)], l) == rat(2 * (31 - i)));
@@ -234,7 +234,7 @@ TEST_CASE("without a cluster shape, mapa to rank 0 is the address itself and bar
   // One CTA: rank 0 runs the stores and bar.sync, nobody reads back (the rank-1 branch is never
   // taken): no error, nothing written.
   exec::launch l = one_cta(32, {out_int("y", 32)});
-  fixture<exec::exact_domain> f(iota_plus_one());
+  fixture<exec::exact_domain> f(iota_plus_one_cluster());
   auto r = run(*k, l, f.d);
   REQUIRE_MESSAGE(!r.error, r.error->message);
   CHECK(!r.out["y"][0].has_value());
@@ -250,7 +250,7 @@ TEST_CASE("without a cluster shape, mapa to rank 0 is the address itself and bar
 }
 
 TEST_CASE("cluster launches and instructions gpueq refuses, with the reason") {
-  fixture<exec::exact_domain> f(iota_plus_one());
+  fixture<exec::exact_domain> f(iota_plus_one_cluster());
   auto k = load(exchange, "exchange.ptx");
   auto tensors = [] { return std::vector{out_f32("y", 256), in_f32("x", 256), out_int("r", 512)}; };
   SUBCASE("a grid that is not a whole number of clusters") {
@@ -346,7 +346,7 @@ TEST_CASE_TEMPLATE("a multicast bulk copy lands in every CTA of its ctaMask and 
                    exec::float32_domain, exec::exact_domain, exec::symbolic_domain) {
   auto k = load(multicast, "multicast.ptx");
   exec::launch l = cluster_launch({2, 1, 1}, {32, 1, 1}, {2, 1, 1}, {0, 0, 0}, {out_f32("y", 64), in_f32("x", 32)});
-  fixture<D> f(iota_plus_one());
+  fixture<D> f(iota_plus_one_cluster());
   auto r = run(*k, l, f.d);
   REQUIRE_MESSAGE(!r.error, r.error->message);
   // x[i] = i + 1: y[32 r + i] = (r + 1)(i + 1).
@@ -360,7 +360,7 @@ TEST_CASE_TEMPLATE("a multicast bulk copy lands in every CTA of its ctaMask and 
 
 TEST_CASE("a multicast ctaMask naming a rank outside the cluster, or rank 1 left out, is an error") {
   exec::launch l = cluster_launch({2, 1, 1}, {32, 1, 1}, {2, 1, 1}, {0, 0, 0}, {out_f32("y", 64), in_f32("x", 32)});
-  fixture<exec::exact_domain> f(iota_plus_one());
+  fixture<exec::exact_domain> f(iota_plus_one_cluster());
   {
     std::string text = exchange_with("  mov.u16 %rs1, 3;\n", "  mov.u16 %rs1, 5;\n", multicast);
     REQUIRE(!text.empty());

@@ -6,7 +6,8 @@
 #         -DINCLUDES=<dirs, |-separated> -DDEFINES=<macros, |-separated>
 #         -DJSON_INCLUDES=<dirs, |-separated> -DJSON_DEFINES=<macros, |-separated> -P headers_alone.cmake
 # Optional: -DHEADERS=<headers relative to include/, |-separated> checks only those;
-# -DSHARD=i -DSHARDS=n checks every n-th header from the i-th (ctest runs two shards side by side).
+# -DSHARD=i -DSHARDS=n checks the i-th of n shards, the chains dealt out by estimated cost (ctest
+# runs two shards side by side).
 #
 # Why: a header that compiles only because its includer happened to include something first
 # works in every test and breaks the first user who includes it alone, or in another order. The
@@ -26,8 +27,11 @@
 # header begins with is compiled with the chain of first includes below it, bottom first, every
 # link twice: one compile proves the whole chain, and a header such as exec/engine.hpp, which
 # many begin with, is not parsed again alone (about a third of the test's CPU: 407 s of headers
-# compiled one by one against 268 s of chains here). A failure names the chain; the compiler's
-# "In file included from" lines name the header.
+# compiled one by one against about 275 s of chains here). Not when A includes B back (a whole
+# that includes its parts at its end) other than as its very last include: B alone then has its
+# body after A's later parts, which the chain would not compile, so B is compiled alone
+# (first_include below). A failure names the chain; the compiler's "In file included from" lines
+# name the header.
 # Only -fsyntax-only (parsing and template instantiation, no code generation) keeps the cost down;
 # the time of each compile is printed, slowest first.
 cmake_minimum_required(VERSION 3.25)
@@ -86,29 +90,116 @@ if(NOT headers)
   message(FATAL_ERROR "no headers under ${root}/gpueq")
 endif()
 
+# The gpueq headers a header includes directly (memoized; every line, not only the first).
+function(direct_includes header out)
+  get_property(known GLOBAL PROPERTY includes_${header} SET)
+  if(NOT known)
+    file(STRINGS "${root}/${header}" lines REGEX "^#include <gpueq/" ENCODING UTF-8)
+    set(found "")
+    foreach(line ${lines})
+      string(REGEX REPLACE "^#include <(gpueq/[^>]+)>.*" "\\1" included "${line}")
+      if(EXISTS "${root}/${included}")
+        list(APPEND found ${included})
+      endif()
+    endforeach()
+    set_property(GLOBAL PROPERTY includes_${header} "${found}")
+  endif()
+  get_property(found GLOBAL PROPERTY includes_${header})
+  set(${out} "${found}" PARENT_SCOPE)
+endfunction()
+# Every gpueq header a header reaches through its includes, itself included (a walk of its own
+# for each header: a cycle of includes, a header and the parts it includes at its end, must not
+# leave a partial answer behind).
+# An optional third argument is a header the walk does not enter (one already open, whose
+# #pragma once stops a second include of it).
+function(reach header out)
+  set(seen ${header} ${ARGN})
+  set(todo ${header})
+  while(todo)
+    list(POP_FRONT todo h)
+    direct_includes(${h} found)
+    foreach(i ${found})
+      if(NOT i IN_LIST seen)
+        list(APPEND seen ${i})
+        list(APPEND todo ${i})
+      endif()
+    endforeach()
+  endwhile()
+  if(ARGN)
+    list(REMOVE_ITEM seen ${ARGN})
+  endif()
+  set(${out} "${seen}" PARENT_SCOPE)
+endfunction()
 # The header a header begins with: its first line that is not blank, a // comment or
 # `#pragma once`, when that line includes a gpueq header (see "Chains" at the top). Anything
 # before it (a declaration, an #if) and the header is compiled as the top of a chain of its own.
+# Not when the header it begins with includes it back (a part that its whole includes, as
+# canon/normal_form.hpp includes normal_form_sums.hpp and then normal_form_atoms.hpp): alone, the
+# part's body comes after everything the whole includes after it, in the chain before, so the
+# part is compiled alone, unless the whole includes it last, with nothing but #endif after
+# (normal_form_atoms.hpp, every *_entries.hpp): then both orders are the same text.
 function(first_include header out)
   set(${out} "" PARENT_SCOPE)
-  file(STRINGS "${root}/${header}" lines REGEX "^([^/]|/[^/])" LIMIT_COUNT 400)
+  file(STRINGS "${root}/${header}" lines REGEX "^([^/]|/[^/])" LIMIT_COUNT 400 ENCODING UTF-8)
   list(REMOVE_ITEM lines "#pragma once")
-  if(lines)
-    list(GET lines 0 first)
-    if(first MATCHES "^#include <(gpueq/[^>]+)>$")
-      set(${out} "${CMAKE_MATCH_1}" PARENT_SCOPE)
-    endif()
+  if(NOT lines)
+    return()
   endif()
+  list(GET lines 0 first)
+  if(NOT first MATCHES "^#include <(gpueq/[^>]+)>$")
+    return()
+  endif()
+  set(below "${CMAKE_MATCH_1}")
+  reach(${below} reached)
+  if(NOT header IN_LIST reached)
+    set(${out} "${below}" PARENT_SCOPE)
+    return()
+  endif()
+  # `below` reaches `header`: only through its last include, with nothing but #endif after it?
+  # (Read as text: C++ lines read as a CMake list would be split at semicolons and brackets.)
+  file(READ "${root}/${below}" text)
+  string(FIND "${text}" "\n#include " at REVERSE)
+  if(at EQUAL -1)
+    return()
+  endif()
+  math(EXPR at "${at} + 1")
+  string(SUBSTRING "${text}" ${at} -1 tail)
+  string(FIND "${tail}" "\n" end)
+  if(end EQUAL -1)
+    set(end 0)
+  endif()
+  string(SUBSTRING "${tail}" 0 ${end} last)
+  string(SUBSTRING "${tail}" ${end} -1 rest)
+  string(REGEX REPLACE "//[^\n]*" "" rest "${rest}")
+  string(REGEX REPLACE "#endif" "" rest "${rest}")
+  string(STRIP "${rest}" rest)
+  if(NOT rest STREQUAL "" OR NOT last STREQUAL "#include <${header}>")
+    return()
+  endif()
+  direct_includes(${below} others)
+  list(REMOVE_ITEM others ${header})
+  foreach(other ${others})
+    reach(${other} through ${below})  # `below` is open while its includes are read
+    if(header IN_LIST through)
+      return()
+    endif()
+  endforeach()
+  set(${out} "${below}" PARENT_SCOPE)
 endfunction()
 # Tops: the headers to compile, each with its chain (the header, then its first include, ...).
-# With -DHEADERS every named header is a top of a chain of one: it is compiled alone.
+# With -DHEADERS every named header is a top of a chain of one: it is compiled alone, as is
+# check/spec_json.hpp, the one header compiled with other flags (so that the headers below it
+# are proved with the library's flags).
 set(tops "")
 set(begun_with "")
 foreach(header ${headers})
-  first_include(${header} below)
+  if(NOT EXISTS "${root}/${header}")
+    message(FATAL_ERROR "${header}: no such header under ${root}")
+  endif()
   set(chain_of_${header} ${header})
-  if(NOT HEADERS)
-    while(below)
+  if(NOT HEADERS AND NOT header STREQUAL "gpueq/check/spec_json.hpp")
+    first_include(${header} below)
+    while(below AND NOT below IN_LIST chain_of_${header})
       list(APPEND chain_of_${header} ${below})
       list(APPEND begun_with ${below})
       first_include(${below} next)
@@ -117,35 +208,13 @@ foreach(header ${headers})
   endif()
 endforeach()
 foreach(header ${headers})
-  list(FIND begun_with ${header} at)
-  if(at EQUAL -1)
+  if(NOT header IN_LIST begun_with)
     list(APPEND tops ${header})
   endif()
 endforeach()
 # Shards: the tops dealt out by their estimated cost, the bytes of every gpueq header each
 # reaches (what the compiler parses), largest first to the shard with the least so far, so that
 # the two shards ctest runs side by side end together. Every shard computes the same deal.
-function(reach header out)
-  get_property(known GLOBAL PROPERTY reach_${header} SET)
-  if(known)
-    get_property(r GLOBAL PROPERTY reach_${header})
-    set(${out} "${r}" PARENT_SCOPE)
-    return()
-  endif()
-  set_property(GLOBAL PROPERTY reach_${header} "${header}")  # a cycle ends here
-  file(STRINGS "${root}/${header}" lines REGEX "^#include <gpueq/")
-  set(r ${header})
-  foreach(line ${lines})
-    string(REGEX REPLACE "^#include <(gpueq/[^>]+)>.*" "\\1" included "${line}")
-    if(EXISTS "${root}/${included}")
-      reach(${included} below)
-      list(APPEND r ${below})
-    endif()
-  endforeach()
-  list(REMOVE_DUPLICATES r)
-  set_property(GLOBAL PROPERTY reach_${header} "${r}")
-  set(${out} "${r}" PARENT_SCOPE)
-endfunction()
 if(SHARDS)
   set(weighed "")
   foreach(header ${tops})

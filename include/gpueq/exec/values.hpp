@@ -197,7 +197,8 @@ struct cell_fields<R, true> : cell_head {
 template <class R>
 struct cell : cell_fields<R> {
   using tag = cell_tag;
-  static constexpr std::uint64_t never_written = 0, poisoned_atomic = 1, derived_undefined = 2, in_flight = 3;
+  static constexpr std::uint64_t never_written = 0, poisoned_atomic = 1, derived_undefined = 2, in_flight = 3,
+                                 cache_policy = 4;
 
   static cell of_bits(std::uint64_t b) {
     cell c;
@@ -236,6 +237,17 @@ struct cell : cell_fields<R> {
     return c;
   }
   bool is_in_flight() const { return this->t == tag::empty && this->bits == in_flight; }
+  // An L2 cache policy made by createpolicy (instruction pc) or computed from one: its bits are
+  // opaque (the PTX ISA does not say what they are), so it is only ever a cache-hint operand,
+  // which loads and stores do not read; moved or combined it stays a policy, and anything else
+  // that reads it (a store of it, an address, a branch) stops the run (semantics/operands.hpp).
+  static cell policy_of(std::uint32_t pc) {
+    cell c;
+    c.bits = cache_policy;
+    c.provenance = pc + 1;
+    return c;
+  }
+  bool is_cache_policy() const { return this->t == tag::empty && this->bits == cache_policy; }
   bool is_bits() const { return this->t == tag::bits; }
   bool is_real() const { return this->t == tag::real; }
 };

@@ -10,6 +10,7 @@
 
 #include <boost/unordered/unordered_flat_set.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>

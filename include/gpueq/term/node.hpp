@@ -7,7 +7,9 @@
 #include <gpueq/support/rational.hpp>
 #include <gpueq/support/small_rational.hpp>
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <span>
 #include <stdexcept>

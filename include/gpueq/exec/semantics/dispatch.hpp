@@ -110,11 +110,12 @@ inline void engine<D, O>::execute(std::uint32_t t, const xinstr& x, std::uint32_
       return;
     // createpolicy: an L2 cache eviction policy, in every form (.fractional, .range, .cvt). The
     // hardware's encoding is opaque (the PTX ISA does not document it) and gpueq's loads and
-    // stores ignore cache hints, so the policy is 64 zero bits: a kernel that passes it to
-    // ld/st/cp.async.bulk .L2::cache_hint gets what it would without the hint; one that stores or
-    // computes with the bits gets 0 (README, "Semantics decisions"). Its other operands (a
-    // fraction, an address range, an access property) are hints and are not read.
-    case op::createpolicy: return write(t, x.ops[0], value::of_bits(0));
+    // stores ignore cache hints, so the policy is an opaque cell (value::policy_of): a kernel that
+    // passes it to ld/st/cp.async.bulk .L2::cache_hint gets what it would without the hint; one
+    // that stores it, or uses it as an address or a condition, stops the run as not modelled
+    // (README, "Semantics decisions"). Its other operands (a fraction, an address range, an
+    // access property) are hints and are not read.
+    case op::createpolicy: return write(t, x.ops[0], value::policy_of(pc));
     case op::fence: return fence(t, x, pc);
     case op::cp_async_bulk: case op::cp_async_bulk_tensor: case op::cp_reduce_async_bulk: return bulk_copy(t, x, pc);
     case op::cp_async_bulk_commit_group: case op::cp_async_bulk_wait_group: return bulk_wait(t, x, pc);

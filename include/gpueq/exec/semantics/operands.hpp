@@ -94,6 +94,10 @@ inline auto engine<D, O>::read(std::uint32_t t, const xoperand& o) -> value {
 template <value_domain D, observer O>
 void engine<D, O>::undefined_read(std::uint32_t t, std::uint32_t r, const value& v) {
   if (v.is_in_flight()) fail_at(error_kind::uninitialized, t, undefined_message(r, v));
+  if (v.is_cache_policy()) {
+    if (ptx::computes_data(p_.code[pc_[t]].op)) throw undefined_operand{v};  // still a policy
+    fail_at(error_kind::unsupported, t, undefined_message(r, v));
+  }
   if (v.bits == value::poisoned_atomic)
     fail_at(error_kind::not_structured, t,
             "register " + register_name(r) +
@@ -107,6 +111,10 @@ void engine<D, O>::undefined_read(std::uint32_t t, std::uint32_t r, const value&
 template <value_domain D, observer O>
 inline std::string engine<D, O>::undefined_message(std::uint32_t r, const value& v) const {
   if (v.is_in_flight()) return wgmma_in_flight_message(r, v.provenance - 1);
+  if (v.is_cache_policy())
+    return "register " + register_name(r) + " holds an L2 cache policy (from `" + instruction_text(v.provenance - 1) +
+           "` at " + where(v.provenance - 1) + "), whose bits the PTX ISA leaves opaque: gpueq runs a policy only " +
+           "as the cache-hint operand of a load, store or copy (.L2::cache_hint), not as data or an address";
   if (!v.is_derived_undefined()) return "register " + register_name(r) + " is read before it is written";
   return "register " + register_name(r) + " holds an undefined value, computed from a register never written: register " +
          register_name(static_cast<std::uint32_t>(v.bits >> 32)) + " is read before it is written at " +
@@ -120,7 +128,7 @@ inline auto engine<D, O>::read_data(std::uint32_t t, const xoperand& o) -> value
   if (o.k == xoperand::kind::reg) {
     const value& v = reg(t, o.reg);
     if (v.t == value::tag::empty && v.bits != value::poisoned_atomic && !v.is_in_flight())
-      return v.is_derived_undefined() ? v : value::undefined_from(o.reg, pc_[t]);
+      return v.is_derived_undefined() || v.is_cache_policy() ? v : value::undefined_from(o.reg, pc_[t]);
   }
   return read(t, o);
 }
