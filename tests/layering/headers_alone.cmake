@@ -66,18 +66,29 @@ else()
   file(GLOB_RECURSE headers RELATIVE "${root}" "${root}/gpueq/*.hpp")
 endif()
 list(SORT headers)
-# The parts of the engine (see the top): a family file whose first include is the engine is
-# compiled with it, not alone; any other (exec/semantics/bits.hpp) is compiled alone like every
-# header. Headers named in -DHEADERS are all compiled alone.
+# The gpueq header a header begins with: its first line that is not blank, a // comment or
+# `#pragma once`, when that line includes one; empty otherwise (a declaration, an #if, another
+# library's header first).
+function(begins_with header out)
+  set(${out} "" PARENT_SCOPE)
+  file(STRINGS "${root}/${header}" lines REGEX "^([^/]|/[^/])" LIMIT_COUNT 400 ENCODING UTF-8)
+  list(REMOVE_ITEM lines "#pragma once")
+  if(lines)
+    list(GET lines 0 first)
+    if(first MATCHES "^#include <(gpueq/[^>]+)>$")
+      set(${out} "${CMAKE_MATCH_1}" PARENT_SCOPE)
+    endif()
+  endif()
+endfunction()
+# The parts of the engine (see the top): a family file that begins with the engine is compiled
+# with it, not alone; any other (exec/semantics/bits.hpp) is compiled alone like every header.
+# Headers named in -DHEADERS are all compiled alone.
 set(parts "")
 foreach(header ${headers})
   if(NOT HEADERS AND header MATCHES "^gpueq/exec/semantics/")
-    file(STRINGS "${root}/${header}" includes REGEX "^#include ")
-    if(includes)
-      list(GET includes 0 first)
-      if(first STREQUAL "#include <gpueq/exec/engine.hpp>")
-        list(APPEND parts ${header})
-      endif()
+    begins_with(${header} first)
+    if(first STREQUAL "gpueq/exec/engine.hpp")
+      list(APPEND parts ${header})
     endif()
   endif()
 endforeach()
@@ -130,26 +141,19 @@ function(reach header out)
   endif()
   set(${out} "${seen}" PARENT_SCOPE)
 endfunction()
-# The header a header begins with: its first line that is not blank, a // comment or
-# `#pragma once`, when that line includes a gpueq header (see "Chains" at the top). Anything
-# before it (a declaration, an #if) and the header is compiled as the top of a chain of its own.
-# Not when the header it begins with includes it back (a part that its whole includes, as
+# The header a header is chained onto (see "Chains" at the top): the one it begins with
+# (begins_with; a header that begins otherwise is the top of a chain of its own). Not when the
+# header it begins with includes it back (a part that its whole includes, as
 # canon/normal_form.hpp includes normal_form_sums.hpp and then normal_form_atoms.hpp): alone, the
 # part's body comes after everything the whole includes after it, in the chain before, so the
 # part is compiled alone, unless the whole includes it last, with nothing but #endif after
 # (normal_form_atoms.hpp, every *_entries.hpp): then both orders are the same text.
 function(first_include header out)
   set(${out} "" PARENT_SCOPE)
-  file(STRINGS "${root}/${header}" lines REGEX "^([^/]|/[^/])" LIMIT_COUNT 400 ENCODING UTF-8)
-  list(REMOVE_ITEM lines "#pragma once")
-  if(NOT lines)
+  begins_with(${header} below)
+  if(NOT below)
     return()
   endif()
-  list(GET lines 0 first)
-  if(NOT first MATCHES "^#include <(gpueq/[^>]+)>$")
-    return()
-  endif()
-  set(below "${CMAKE_MATCH_1}")
   reach(${below} reached)
   if(NOT header IN_LIST reached)
     set(${out} "${below}" PARENT_SCOPE)

@@ -223,33 +223,29 @@ struct cell : cell_fields<R> {
   }
   // An undefined value computed from unwritten register `reg`, first read by instruction `pc`.
   static cell undefined_from(std::uint32_t reg, std::uint32_t pc) {
-    cell c;
-    c.bits = derived_undefined | std::uint64_t{reg} << 32;
-    c.provenance = pc + 1;
-    return c;
+    return empty_at(derived_undefined | std::uint64_t{reg} << 32, pc);
   }
   bool is_derived_undefined() const { return this->t == tag::empty && (this->bits & 0xffffffffu) == derived_undefined; }
   // A register an in-flight wgmma.mma_async (instruction pc) owns until its wait_group.
-  static cell in_flight_of(std::uint32_t pc) {
-    cell c;
-    c.bits = in_flight;
-    c.provenance = pc + 1;
-    return c;
-  }
+  static cell in_flight_of(std::uint32_t pc) { return empty_at(in_flight, pc); }
   bool is_in_flight() const { return this->t == tag::empty && this->bits == in_flight; }
   // An L2 cache policy made by createpolicy (instruction pc) or computed from one: its bits are
   // opaque (the PTX ISA does not say what they are), so it is only ever a cache-hint operand,
   // which loads and stores do not read; moved or combined it stays a policy, and anything else
   // that reads it (a store of it, an address, a branch) stops the run (semantics/operands.hpp).
-  static cell policy_of(std::uint32_t pc) {
-    cell c;
-    c.bits = cache_policy;
-    c.provenance = pc + 1;
-    return c;
-  }
+  static cell policy_of(std::uint32_t pc) { return empty_at(cache_policy, pc); }
   bool is_cache_policy() const { return this->t == tag::empty && this->bits == cache_policy; }
   bool is_bits() const { return this->t == tag::bits; }
   bool is_real() const { return this->t == tag::real; }
+
+ private:
+  // An empty cell that says why (`what`: one of the kinds above) and which instruction made it.
+  static cell empty_at(std::uint64_t what, std::uint32_t pc) {
+    cell c;
+    c.bits = what;
+    c.provenance = pc + 1;
+    return c;
+  }
 };
 
 }  // namespace gpueq::exec
