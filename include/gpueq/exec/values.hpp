@@ -180,8 +180,11 @@ struct cell_fields<R, true> : cell_head {
     R r2;
   };
   // Written out: an anonymous union whose member has a non-trivial default constructor (the
-  // symbolic reference's zero-initialized fields) would delete the implicit one.
-  constexpr cell_fields() noexcept : bits(0) {}
+  // symbolic reference's zero-initialized fields) would delete the implicit one. Not constexpr:
+  // with it, GCC 12 builds every cell a factory returns (of_bits, of_real) in a stack temporary
+  // with narrow stores and copies it out with 16-byte loads, which stall on store forwarding; the
+  // symbolic naive SGEMM ran 20 % slower (bench_exec, 2026-11-29).
+  cell_fields() noexcept : bits(0) {}
 };
 
 // An `empty` cell is an *undefined* value, and `bits` says which: 0, a register never written
