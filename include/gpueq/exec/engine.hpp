@@ -409,6 +409,7 @@ class engine {
   struct undefined_operand { value v; };
   [[noreturn, gnu::cold, gnu::noinline]] void undefined_read(std::uint32_t t, std::uint32_t r, const value& v);
   std::string register_name(std::uint32_t r) const {
+    if (r == p_.carry_register) return "CC.CF (the carry flag)";
     return std::string(ptx::register_spelling(p_.str(p_.register_names[r])));
   }
   std::string undefined_message(std::uint32_t r, const value& v) const;

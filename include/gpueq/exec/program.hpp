@@ -180,6 +180,12 @@ struct program {
   std::vector<fast_form> fast;  // per instruction of code
   std::uint32_t registers = 0;
   std::vector<std::uint32_t> register_names;  // interned name per register index
+  // The carry flag CC.CF, which add.cc, sub.cc and mad.cc write and addc, subc and madc read: a
+  // register of each thread like the others (so it is per thread, undefined until written, and
+  // starts over with the thread), named by none of the PTX's (its register_names entry is the
+  // empty name 0). no_carry: no instruction of the kernel uses it.
+  static constexpr std::uint32_t no_carry = ~0u;
+  std::uint32_t carry_register = no_carry;
   std::string_view str(std::uint32_t id) const { return module->str(id); }
 };
 
@@ -427,6 +433,11 @@ class decoder {
       }
     }
     if (!x.types.empty()) x.type = x.types.back();
+    if ((x.has(flag::cc) || x.op == ptx::opcode::addc || x.op == ptx::opcode::subc || x.op == ptx::opcode::madc) &&
+        p_.carry_register == program::no_carry) {
+      p_.carry_register = static_cast<std::uint32_t>(p_.register_names.size());
+      p_.register_names.push_back(0);
+    }
     // `.lo`/`.hi` are both multiply halves and unsigned comparisons; on a comparison they compare
     // (`.ls`/`.hs` are only comparisons).
     if ((x.op == ptx::opcode::setp || x.op == ptx::opcode::set) && !x.has_cmp && (x.has(flag::lo) || x.has(flag::hi))) {

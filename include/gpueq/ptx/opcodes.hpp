@@ -96,15 +96,12 @@ inline constexpr opcode_trait own_modifiers{collective_kind::none, true};
 #define GPUEQ_PTX_OPCODES(X)                                                                                         \
   /* integer and bit arithmetic */                                                                                   \
   X(add, "add", 3, 3, integer_alu, supported)                                                                        \
-  X(addc, "addc", 3, 3, integer_alu,                                                                                 \
-    unsupported("addc (add with carry-in, multi-word integers) is not modelled yet"))                                \
+  X(addc, "addc", 3, 3, integer_alu, supported)                                                                      \
   X(sub, "sub", 3, 3, integer_alu, supported)                                                                        \
-  X(subc, "subc", 3, 3, integer_alu,                                                                                 \
-    unsupported("subc (subtract with borrow-in, multi-word integers) is not modelled yet"))                          \
+  X(subc, "subc", 3, 3, integer_alu, supported)                                                                      \
   X(mul, "mul", 3, 3, integer_alu, supported)                                                                        \
   X(mad, "mad", 4, 4, integer_alu, supported)                                                                        \
-  X(madc, "madc", 4, 4, integer_alu,                                                                                 \
-    unsupported("madc (multiply-add with carry-in, multi-word integers) is not modelled yet"))                       \
+  X(madc, "madc", 4, 4, integer_alu, supported)                                                                      \
   X(mul24, "mul24", 3, 3, integer_alu, supported)                                                                    \
   X(mad24, "mad24", 4, 4, integer_alu, supported)                                                                    \
   X(sad, "sad", 4, 4, integer_alu, supported)                                                                        \

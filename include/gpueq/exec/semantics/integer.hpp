@@ -27,8 +27,9 @@ template <value_domain D, observer O>
 inline std::optional<aop> engine<D, O>::data_op(const xinstr& x) const {
   using op = ptx::opcode;
   switch (x.op) {
-    case op::add: return aop::add;
-    case op::sub: return aop::sub;
+    // With .cc the carry out is a bit of the sum, which symbolic data does not have.
+    case op::add: return x.has(flag::cc) ? std::nullopt : std::optional(aop::add);
+    case op::sub: return x.has(flag::cc) ? std::nullopt : std::optional(aop::sub);
     case op::mul: return x.has(flag::hi) ? std::nullopt : std::optional(aop::mul);
     case op::mad: return x.has(flag::hi) || x.has(flag::cc) ? std::nullopt : std::optional(aop::fma);
     case op::neg: return aop::neg;
@@ -89,11 +90,35 @@ inline void engine<D, O>::integer_op(std::uint32_t t, const xinstr& x) {
       hi = static_cast<std::uint64_t>(p >> 64);
     }
   };
+  // The carry flag (program::carry_register): addc, subc and madc add CC.CF in (subc subtracts
+  // it as a borrow); with .cc, add, sub, mad and those three write the carry out of their
+  // addition (the borrow out of a subtraction) to it. Both on the w-bit patterns of the type,
+  // signed or not, as the PTX ISA defines them (d = a + b + CC.CF; d = a - (b + CC.CF);
+  // d = t<hi or lo half> + c + CC.CF).
+  const bool carry_in = x.op == op::addc || x.op == op::subc || x.op == op::madc;
+  std::uint64_t cf = 0;
+  if (carry_in) {
+    xoperand flag_reg;
+    flag_reg.k = xoperand::kind::reg;
+    flag_reg.reg = p_.carry_register;
+    cf = to_bits(read(t, flag_reg), t) & 1;
+  }
+  std::uint64_t carry_out = 0;
+  const unsigned width = 8 * bytes(ty);
+  __extension__ using u128 = unsigned __int128;
+  auto carry_add = [&](std::uint64_t p, std::uint64_t q) {  // p + q + cf, noting the carry out
+    const u128 sum = static_cast<u128>(p & m) + (q & m) + cf;
+    carry_out = static_cast<std::uint64_t>(sum >> width) & 1;
+    return static_cast<std::uint64_t>(sum);
+  };
   std::uint64_t r = 0;
   vtype out = ty;
   switch (x.op) {
-    case op::add: r = a + b; break;
-    case op::sub: r = a - b; break;
+    case op::add: case op::addc: r = carry_add(a, b); break;
+    case op::sub: case op::subc:
+      r = a - b - cf;
+      carry_out = static_cast<u128>(ua) < static_cast<u128>(ub) + cf;  // the borrow out
+      break;
     case op::mul: {
       std::uint64_t lo, hi;
       product(lo, hi);
@@ -101,10 +126,12 @@ inline void engine<D, O>::integer_op(std::uint32_t t, const xinstr& x) {
       if (x.has(flag::wide)) out = wide_type();
       break;
     }
-    case op::mad: {
+    case op::mad: case op::madc: {
+      if (x.has(flag::wide) && (x.has(flag::cc) || carry_in))
+        fail_at(error_kind::unsupported, t, "a carry with mad.wide (the PTX ISA defines it on .hi and .lo only)");
       std::uint64_t lo, hi;
       product(lo, hi);
-      r = (x.has(flag::hi) ? hi : lo) + c;
+      r = x.has(flag::wide) ? lo + c : carry_add(x.has(flag::hi) ? hi : lo, c);
       if (x.has(flag::wide)) out = wide_type();
       break;
     }
@@ -218,6 +245,7 @@ inline void engine<D, O>::integer_op(std::uint32_t t, const xinstr& x) {
   else if (x.op == op::sub) result.provenance = pb ? 0 : pa;
   else if (x.op == op::mad && !x.has(flag::hi)) result.provenance = pc;
   write(t, x.ops[0], result);
+  if (x.has(flag::cc)) reg(t, p_.carry_register) = value::of_bits(carry_out);
 }
 
 // Integer forms: every source register must hold concrete bits.

@@ -142,6 +142,7 @@ inline void engine<D, O>::write_undefined(std::uint32_t t, const xinstr& x, cons
     for (const xoperand& e : d.elems) write(t, e, u);
   else
     write(t, d, u);
+  if (x.has(flag::cc)) reg(t, p_.carry_register) = u;  // the carry out is undefined too
 }
 
 // Two packed 16-bit halves (hi << 16 | lo; two fp8 values: hi << 8 | lo) read as one number of kind k. A bf16 is the high
