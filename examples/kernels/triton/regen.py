@@ -114,6 +114,10 @@ AT_ARGS = dict(q_ptr=Ptr("fp16"), k_ptr=Ptr("fp16"), v_ptr=Ptr("fp16"), o_ptr=Pt
                n_q=AT_Q, n_kv=AT_KV, scale=0.125, stride_q=AT_D, stride_k=AT_D, stride_v=AT_D,
                stride_o=AT_D)
 AT_BLOCKS = dict(BLOCK_M=64, BLOCK_N=64, HEAD_D=AT_D)
+SC_ROWS, SC_COLS = 2, 256                 # scan: 2 rows of 256
+RMS_COLS = 256                            # rmsnorm: rows of 256
+SC_ARGS = dict(x_ptr=Ptr("fp32"), y_ptr=Ptr("fp32"), row_stride=SC_COLS)
+RMS_ARGS = dict(x_ptr=Ptr("fp16"), w_ptr=Ptr("fp32"), y_ptr=Ptr("fp16"), eps=1e-6, row_stride=RMS_COLS)
 LN_ARGS = dict(x_ptr=Ptr("fp32"), gamma_ptr=Ptr("fp32"), beta_ptr=Ptr("fp32"), y_ptr=Ptr("fp32"), eps=1e-5,
                row_stride=LN_COLS, n_cols=LN_COLS)
 
@@ -127,6 +131,10 @@ VARIANTS = [
     ("attention", "attention_fwd", AT_ARGS, AT_BLOCKS, 4, (80, 90)),
     ("layernorm", "layernorm_rows", LN_ARGS, dict(BLOCK=LN_COLS), 4, (80, 90)),
     ("layernorm", "layernorm_rows_unbiased", LN_ARGS, dict(BLOCK=LN_COLS), 4, (80, )),
+    ("scan", "cumsum_rows", SC_ARGS, dict(BLOCK=SC_COLS), 4, (80, 90)),
+    ("scan", "cumsum_rows_exclusive", SC_ARGS, dict(BLOCK=SC_COLS), 4, (80, )),
+    ("rmsnorm", "rms_norm_rows", RMS_ARGS, dict(N=RMS_COLS), 4, (80, 90)),
+    ("rmsnorm", "rms_norm_rows_no_eps", RMS_ARGS, dict(N=RMS_COLS), 4, (80, )),
 ]
 
 

@@ -496,6 +496,7 @@ class engine {
   // integer.hpp
   std::optional<aop> data_op(const xinstr& x) const;
   void integer_op(std::uint32_t t, const xinstr& x);
+  std::optional<value> word_pair_op(std::uint32_t t, const xinstr& x, const value* in, std::size_t n);
   // Op: the form's op when the caller knows it (warp_lanes), so that its switch folds; none: read
   // from f.
   template <fast_op Op = fast_op::none>

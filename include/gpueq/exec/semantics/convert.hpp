@@ -126,6 +126,11 @@ inline void engine<D, O>::cvt(std::uint32_t t, const xinstr& x) {
   }
   // integer -> integer
   if (a.t == value::tag::real && a.k == rkind::integer && is_symbolic(a)) return write(t, x.ops[0], a);  // exact data
+  // An f32 value zero-extended to 64 bits (cvt.u64.u32 of a float's register, how LLVM starts to
+  // move two floats as one i64) is the word pair (the value, +0): integer.hpp's word_pair_op.
+  if (a.t == value::tag::real && a.k == rkind::f32 && is_symbolic(a) && bytes(from) == 4 && !is_signed(from) &&
+      bytes(to) == 8 && !x.has(flag::sat))
+    return write(t, x.ops[0], value::of_packed(a.r, guarded([&] { return d_.from_float(0, rkind::f32); }, t), rkind::f32));
   // The low half of a packed pair cut to the half's width: `cvt.u16.u32 %rs, %r` after
   // cvt.rn.f16x2.e4m3x2 (how nvcc takes an fp8's f16 out of the pair) is that half, symbolic or not.
   if (a.t == value::tag::packed && !x.has(flag::sat) && bytes(to) == bytes(a.k) && !is_signed(to))

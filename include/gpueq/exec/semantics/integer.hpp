@@ -52,6 +52,7 @@ inline void engine<D, O>::integer_op(std::uint32_t t, const xinstr& x) {
     bool symbolic = false;
     for (std::size_t i = 0; i < n && i < 5; ++i) symbolic = symbolic || is_symbolic(in[i]);
     if (symbolic) {
+      if (auto v = word_pair_op(t, x, in, n)) return write(t, x.ops[0], *v);
       auto o = data_op(x);
       if (!o || x.op == op::bfe)
         fail_at(error_kind::not_structured, t,
@@ -246,6 +247,77 @@ inline void engine<D, O>::integer_op(std::uint32_t t, const xinstr& x) {
   else if (x.op == op::mad && !x.has(flag::hi)) result.provenance = pc;
   write(t, x.ops[0], result);
   if (x.has(flag::cc)) reg(t, p_.carry_register) = value::of_bits(carry_out);
+}
+
+// 64-bit bit operations on values whose two 32-bit words are each an f32 value (symbolic or
+// not) or concrete bits, done word by word: what LLVM's NVPTX back end (Triton's output) makes of
+// two floats moved as one i64 (cvt.u64.u32 of each, shl.b64 by 32, or.b64; mov.b64 {lo, hi}
+// takes them apart). The result is a word pair (a packed cell of kind f32) or concrete bits.
+// nullopt when an operation would mix a symbolic word's bits with other bits (a shift by other
+// than 0, 32 or 64 or an arithmetic one, or, and, xor or add of a symbolic word with anything but
+// the identity's bits, an add that could carry): the caller reports such a run as not structured.
+template <value_domain D, observer O>
+inline auto engine<D, O>::word_pair_op(std::uint32_t t, const xinstr& x, const value* in, std::size_t n)
+    -> std::optional<value> {
+  using op = ptx::opcode;
+  if (bytes(x.type) != 8 || n != 2) return std::nullopt;
+  if (x.op != op::shl && x.op != op::shr && x.op != op::and_ && x.op != op::or_ && x.op != op::xor_ && x.op != op::add)
+    return std::nullopt;
+  struct word {
+    bool known = true;
+    std::uint32_t bits = 0;
+    real r{};
+  };
+  auto words = [&](const value& v, word (&w)[2]) {
+    if (v.t == value::tag::bits) {
+      w[0].bits = static_cast<std::uint32_t>(v.bits);
+      w[1].bits = static_cast<std::uint32_t>(v.bits >> 32);
+      return true;
+    }
+    if (v.t != value::tag::packed || v.k != rkind::f32) return false;
+    const real* rs[2] = {&v.r, &v.r2};
+    for (int i = 0; i < 2; ++i) {
+      if (auto b = d_.float_bits(*rs[i], rkind::f32)) w[i].bits = static_cast<std::uint32_t>(*b);
+      else w[i] = {false, 0, *rs[i]};
+    }
+    return true;
+  };
+  word a[2], b[2], r[2];
+  if (!words(in[0], a)) return std::nullopt;
+  if (x.op == op::shl || x.op == op::shr) {
+    if (in[1].t != value::tag::bits || (x.op == op::shr && is_signed(x.type))) return std::nullopt;
+    const std::uint64_t by = in[1].bits & 0xffffffff;
+    if (by == 0) {
+      r[0] = a[0], r[1] = a[1];
+    } else if (by == 32) {
+      if (x.op == op::shl) r[1] = a[0];  // r[0] stays known 0
+      else r[0] = a[1];
+    } else if (by < 64) {
+      return std::nullopt;
+    }  // by >= 64: all zero
+  } else {
+    if (!words(in[1], b)) return std::nullopt;
+    for (int i = 0; i < 2; ++i) {
+      if (a[i].known && b[i].known) {
+        if (x.op == op::add && (a[i].bits != 0 && b[i].bits != 0)) return std::nullopt;  // might carry
+        r[i].bits = x.op == op::and_ ? a[i].bits & b[i].bits
+                    : x.op == op::xor_ ? a[i].bits ^ b[i].bits
+                                       : a[i].bits | b[i].bits;  // or, and add without a carry
+        continue;
+      }
+      if (!a[i].known && !b[i].known) return std::nullopt;
+      const word& sym = a[i].known ? b[i] : a[i];
+      const std::uint32_t other = a[i].known ? a[i].bits : b[i].bits;
+      if (x.op == op::and_ ? other == 0xffffffffu : other == 0) r[i] = sym;
+      else if (x.op == op::and_ && other == 0) r[i] = word{};
+      else return std::nullopt;
+    }
+  }
+  if (r[0].known && r[1].known) return value::of_bits(std::uint64_t{r[0].bits} | std::uint64_t{r[1].bits} << 32);
+  auto real_of = [&](const word& w) {
+    return w.known ? guarded([&] { return d_.from_float(w.bits, rkind::f32); }, t) : w.r;
+  };
+  return value::of_packed(real_of(r[0]), real_of(r[1]), rkind::f32);
 }
 
 // Integer forms: every source register must hold concrete bits.

@@ -64,6 +64,11 @@ inline auto engine<D, O>::pack(std::uint32_t t, const std::vector<value>& parts,
     rkind k = parts[0].t == value::tag::real ? parts[0].k : parts[1].k;
     return value::of_packed(to_real(parts[0], k, t), to_real(parts[1], k, t), k);
   }
+  // Two f32 values as one 64-bit word pair (mov.b64 %rd, {%f1, %f2}; integer.hpp's word_pair_op).
+  if (parts.size() == 2 && width == 4 && (parts[0].t != value::tag::real || parts[0].k == rkind::f32) &&
+      (parts[1].t != value::tag::real || parts[1].k == rkind::f32) &&
+      parts[0].t != value::tag::packed && parts[1].t != value::tag::packed)
+    return value::of_packed(to_real(parts[0], rkind::f32, t), to_real(parts[1], rkind::f32, t), rkind::f32);
   fail_at(error_kind::not_structured, t, "packing symbolic values other than two halves");
 }
 
@@ -71,6 +76,7 @@ inline auto engine<D, O>::pack(std::uint32_t t, const std::vector<value>& parts,
 template <value_domain D, observer O>
 inline auto engine<D, O>::piece(std::uint32_t t, const value& v, std::uint32_t i, std::uint32_t w) -> value {
   if (v.t == value::tag::packed && w == 2) return value::of_real(i == 0 ? v.r : v.r2, v.k);
+  if (v.t == value::tag::packed && w == 4 && v.k == rkind::f32) return value::of_real(i == 0 ? v.r : v.r2, v.k);  // a word pair
   std::uint64_t bits = to_bits(v, t);
   std::uint64_t m = w >= 8 ? ~0ull : (1ull << (8 * w)) - 1;
   return value::of_bits((bits >> (8 * w * i)) & m);
