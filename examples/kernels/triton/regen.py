@@ -118,6 +118,8 @@ SC_ROWS, SC_COLS = 2, 256                 # scan: 2 rows of 256
 RMS_COLS = 256                            # rmsnorm: rows of 256
 SC_ARGS = dict(x_ptr=Ptr("fp32"), y_ptr=Ptr("fp32"), row_stride=SC_COLS)
 RMS_ARGS = dict(x_ptr=Ptr("fp16"), w_ptr=Ptr("fp32"), y_ptr=Ptr("fp16"), eps=1e-6, row_stride=RMS_COLS)
+SW_N = 1000                               # swiglu: 1000 elements, 4 programs of 256 (the last masked)
+SW_ARGS = dict(gate_ptr=Ptr("fp16"), up_ptr=Ptr("fp16"), y_ptr=Ptr("fp16"), n=SW_N)
 LN_ARGS = dict(x_ptr=Ptr("fp32"), gamma_ptr=Ptr("fp32"), beta_ptr=Ptr("fp32"), y_ptr=Ptr("fp32"), eps=1e-5,
                row_stride=LN_COLS, n_cols=LN_COLS)
 
@@ -135,6 +137,8 @@ VARIANTS = [
     ("scan", "cumsum_rows_exclusive", SC_ARGS, dict(BLOCK=SC_COLS), 4, (80, )),
     ("rmsnorm", "rms_norm_rows", RMS_ARGS, dict(N=RMS_COLS), 4, (80, 90)),
     ("rmsnorm", "rms_norm_rows_no_eps", RMS_ARGS, dict(N=RMS_COLS), 4, (80, )),
+    ("swiglu", "swiglu", SW_ARGS, dict(BLOCK=256), 4, (80, 90)),
+    ("swiglu", "swiglu_swapped", SW_ARGS, dict(BLOCK=256), 4, (80, )),
 ]
 
 
