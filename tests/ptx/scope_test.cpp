@@ -131,3 +131,39 @@ TEST_CASE("block scoping errors, as ptxas reports them") {
     CHECK(d.reason.find("WARP_SZ is a predefined identifier") != std::string::npos);
   }
 }
+
+TEST_CASE("`.reg.b16 lo, hi;` without a space declares registers of that type (cuda_fp16.hpp's inline PTX)") {
+  // Checked with ptxas -arch=sm_80: the form the CUDA headers' half and bfloat16 functions use
+  // for their temporaries, inside the block nvcc wraps around an asm statement.
+  const char* k = R"(.visible .entry halves(.param .u64 a)
+{
+	.reg .b32 %r<3>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [a];
+	ld.global.u32 %r1, [%rd1];
+	{.reg.b16 lo, hi;
+	 .reg.b32 f;
+	 .reg.v2.f32 pair;
+	 mov.b32 {lo, hi}, %r1;
+	 cvt.f32.f16 f, lo;
+	 mov.b32 %r2, f;}
+	st.global.u32 [%rd1], %r2;
+	ret;
+}
+)";
+  ptx::module m = ptx::parse(std::string(scope_header) + k, "halves.ptx");
+  const ptx::function& f = m.functions[0];
+  REQUIRE(f.regs.size() == 6);
+  CHECK(m.str(f.regs[2].type) == ".b16");
+  CHECK(m.str(f.regs[3].type) == ".b16");
+  CHECK(m.str(f.regs[4].type) == ".b32");
+  CHECK(m.str(f.regs[5].type) == ".f32");
+  CHECK(f.regs[5].vec == 2);
+  // Printed with the usual space, it parses back to the same declarations.
+  ptx::module again = ptx::parse(ptx::print(m), "again.ptx");
+  REQUIRE(again.functions[0].regs.size() == 6);
+  for (std::size_t i = 0; i < 6; ++i) {
+    CHECK(again.str(again.functions[0].regs[i].type) == m.str(f.regs[i].type));
+    CHECK(again.functions[0].regs[i].vec == f.regs[i].vec);
+  }
+}

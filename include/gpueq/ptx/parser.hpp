@@ -389,8 +389,18 @@ class parser : operand_parser {
     token t = next();
     std::string_view d = t.text;
     function& f = *f_;
-    if (d == ".reg") {
+    if (d == ".reg" || d.starts_with(".reg.")) {
       reg_decl base;
+      // `.reg.b16 hl, hu;` (no space: how the inline PTX of cuda_fp16.hpp and cuda_bf16.hpp
+      // declares its temporaries, which ptxas accepts) lexes as one directive: its pieces after
+      // `.reg` are the type (or .v2/.v4) that would otherwise follow.
+      for (std::string_view rest = d.substr(4); !rest.empty();) {
+        const std::size_t next_dot = rest.find('.', 1);
+        const std::string_view piece = rest.substr(0, next_dot);
+        rest = next_dot == std::string_view::npos ? std::string_view{} : rest.substr(next_dot);
+        if (piece == ".v2" || piece == ".v4") base.vec = static_cast<std::uint32_t>(piece[2] - '0');
+        else base.type = intern(piece);
+      }
       for (;;) {
         token a = peek();
         if (a.kind != token_kind::directive) break;
