@@ -22,52 +22,64 @@ inline void engine<D, O>::atomic(std::uint32_t t, const xinstr& x, std::uint32_t
   bool has_result = x.op == ptx::opcode::atom;
   std::size_t at = has_result ? 1 : 0;
   address_value addr = effective_address(t, x.ops[at]);
-  std::uint32_t w = access_width(x);
-  check_alignment(t, addr.at, w);
-  place p = locate(t, x.has_space ? x.space : ptx::state_space::generic, addr, w);
-  observe(t, p, w, access_kind::atomic, pc, {},
+  const std::uint32_t w = access_width(x);
+  // A vector atomic (sm_90's `atom/red.global.add.v2.f32`, .v4, and the f16/bf16 forms up to
+  // .v8, what atomicAdd on a float2 or float4 compiles to) is one access of all its elements,
+  // each element its own read-modify-write; the operand and the result are vectors of that size.
+  const xoperand& operand = x.ops[at + 1];
+  const std::uint32_t n = operand.k == xoperand::kind::vector ? static_cast<std::uint32_t>(operand.elems.size()) : 1;
+  if (n != (x.vec > 1 ? x.vec : 1u) || (has_result && (x.ops[0].k == xoperand::kind::vector ? x.ops[0].elems.size() : 1) != n))
+    fail_at(error_kind::unsupported, t, "a vector atomic whose operands do not have the vector's size");
+  if (n > 1 && !(x.has(flag::add) || x.has(flag::min) || x.has(flag::max)))
+    fail_at(error_kind::unsupported, t, "a vector atomic other than add, min or max (the PTX ISA's forms)");
+  check_alignment(t, addr.at, w * n);
+  place p = locate(t, x.has_space ? x.space : ptx::state_space::generic, addr, w * n);
+  observe(t, p, w * n, access_kind::atomic, pc, {},
           x.has(flag::add) ? atomic_op::add : x.has(flag::min) ? atomic_op::min : x.has(flag::max) ? atomic_op::max
           : x.has(flag::and_) ? atomic_op::and_ : x.has(flag::or_) ? atomic_op::or_ : x.has(flag::xor_) ? atomic_op::xor_
           : atomic_op::other);
-  value old = load_cell(t, *p.r, p.offset, w);
-  value b = read(t, x.ops[at + 1]);
-  value result;
   auto k = rkind_of(x.type);
-  bool data = k || is_symbolic(old) || is_symbolic(b);
-  if (x.has(flag::exch)) result = b;
-  else if (x.has(flag::cas)) {
-    value c = read(t, x.ops[at + 2]);
-    if (is_symbolic(old) || is_symbolic(b)) fail_at(error_kind::not_structured, t, "compare-and-swap on symbolic data");
-    result = (to_bits(old, t) & mask_of(x.type)) == (to_bits(b, t) & mask_of(x.type)) ? c : old;
-  } else if (data && (x.has(flag::add) || x.has(flag::min) || x.has(flag::max))) {
-    rkind kk = k.value_or(rkind::integer);
-    real xs[2] = {to_real(old, kk, t), to_real(b, kk, t)};
-    aop o = x.has(flag::add) ? aop::add : x.has(flag::min) ? aop::min : aop::max;
-    result = value::of_real(guarded([&] { return d_.arith(o, xs, kk, float_mode{}); }, t), kk);
-  } else {
-    std::uint64_t a = to_bits(old, t) & mask_of(x.type), v = to_bits(b, t) & mask_of(x.type), r = 0;
-    bool s = is_signed(x.type);
-    if (x.has(flag::add)) r = a + v;
-    else if (x.has(flag::and_)) r = a & v;
-    else if (x.has(flag::or_)) r = a | v;
-    else if (x.has(flag::xor_)) r = a ^ v;
-    else if (x.has(flag::inc)) r = a >= v ? 0 : a + 1;
-    else if (x.has(flag::dec)) r = (a == 0 || a > v) ? v : a - 1;
-    else if (x.has(flag::min)) r = s ? static_cast<std::uint64_t>(std::min(sext(a, x.type), sext(v, x.type))) : std::min(a, v);
-    else if (x.has(flag::max)) r = s ? static_cast<std::uint64_t>(std::max(sext(a, x.type), sext(v, x.type))) : std::max(a, v);
-    else fail_at(error_kind::unsupported, t, "this atomic operation");
-    result = value::of_bits(r & mask_of(x.type));
-  }
-  p.r->store(p.offset, w, result);
-  if (has_result) {
+  for (std::uint32_t e = 0; e < n; ++e) {
+    const std::uint64_t offset = p.offset + std::uint64_t{e} * w;
+    value old = load_cell(t, *p.r, offset, w);
+    value b = read(t, n == 1 ? operand : operand.elems[e]);
+    value result;
+    bool data = k || is_symbolic(old) || is_symbolic(b);
+    if (x.has(flag::exch)) result = b;
+    else if (x.has(flag::cas)) {
+      value c = read(t, x.ops[at + 2]);
+      if (is_symbolic(old) || is_symbolic(b)) fail_at(error_kind::not_structured, t, "compare-and-swap on symbolic data");
+      result = (to_bits(old, t) & mask_of(x.type)) == (to_bits(b, t) & mask_of(x.type)) ? c : old;
+    } else if (data && (x.has(flag::add) || x.has(flag::min) || x.has(flag::max))) {
+      rkind kk = k.value_or(rkind::integer);
+      real xs[2] = {to_real(old, kk, t), to_real(b, kk, t)};
+      aop o = x.has(flag::add) ? aop::add : x.has(flag::min) ? aop::min : aop::max;
+      result = value::of_real(guarded([&] { return d_.arith(o, xs, kk, float_mode{}); }, t), kk);
+    } else {
+      std::uint64_t a = to_bits(old, t) & mask_of(x.type), v = to_bits(b, t) & mask_of(x.type), r = 0;
+      bool s = is_signed(x.type);
+      if (x.has(flag::add)) r = a + v;
+      else if (x.has(flag::and_)) r = a & v;
+      else if (x.has(flag::or_)) r = a | v;
+      else if (x.has(flag::xor_)) r = a ^ v;
+      else if (x.has(flag::inc)) r = a >= v ? 0 : a + 1;
+      else if (x.has(flag::dec)) r = (a == 0 || a > v) ? v : a - 1;
+      else if (x.has(flag::min)) r = s ? static_cast<std::uint64_t>(std::min(sext(a, x.type), sext(v, x.type))) : std::min(a, v);
+      else if (x.has(flag::max)) r = s ? static_cast<std::uint64_t>(std::max(sext(a, x.type), sext(v, x.type))) : std::max(a, v);
+      else fail_at(error_kind::unsupported, t, "this atomic operation");
+      result = value::of_bits(r & mask_of(x.type));
+    }
+    p.r->store(offset, w, result);
+    if (!has_result) continue;
+    const xoperand& dst = n == 1 ? x.ops[0] : x.ops[0].elems[e];
     // The old value an atomic returns depends on the order of the threads' atomics; with
     // symbolic data that order is one schedule among many, so such a result may not be used.
-    if (D::symbolic && data && x.ops[0].k != xoperand::kind::sink) {
+    if (D::symbolic && data && dst.k != xoperand::kind::sink) {
       value poisoned;
       poisoned.bits = value::poisoned_atomic;
-      write(t, x.ops[0], poisoned);
+      write(t, dst, poisoned);
     } else {
-      write(t, x.ops[0], old);
+      write(t, dst, old);
     }
   }
 }
