@@ -2,15 +2,22 @@
 // opcode table (opcode_table_test.cpp) found them. 24-bit multiplies, sad, bfind, cnot, lop3,
 // funnel shifts, sin/cos/tanh, ldu, the `barrier.sync` spelling of the CTA barrier, the
 // instructions that do nothing to one CTA's results (membar, fence, nanosleep, pmevent), the cache
-// hints (createpolicy, prefetchu, applypriority, .L2::cache_hint), exit and brkpt. Expected values
-// are computed by hand from the PTX ISA's definitions.
+// hints (createpolicy, prefetchu, applypriority, .L2::cache_hint), exit and brkpt; and, at the
+// end, the opcodes modelled after the rest: dp4a, dp2a, bmsk, szext, fns, slct.
+// Expected values are computed by hand from the PTX ISA's definitions, or (the last group) by an
+// independent Python model of them.
 #include "harness.hpp"
 
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 using namespace exec_test;
 
@@ -379,4 +386,331 @@ TEST_CASE("three-input min/max of another type, and min/max .abs, stop the run")
     CHECK_MESSAGE(contains(e.message, why), e.message);
     CHECK_MESSAGE(contains(e.message, "m3.ptx:" + std::to_string(line_of(text, ins))), e.message);
   }
+}
+
+// ---- dp4a, dp2a, bmsk, szext, fns, slct ---------------------------------------------------------
+// Expected values come from an independent model of the PTX ISA's definitions, a Python script
+// (written apart from gpueq, not from its output): dp4a/dp2a as sums of products of the
+// sign- or zero-extended bytes and halves, bmsk as the bits [a, a + b) up to bit 31, szext and fns
+// from their descriptions; slct's by hand. The kernels pass `ptxas -arch=sm_80` (.version 8.0).
+namespace {
+
+constexpr std::string_view ops_ints = R"(
+.visible .entry ops_ints(.param .u64 z_param)
+{
+  .reg .b32 %r<64>;
+  .reg .f32 %f<5>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [z_param];
+  mov.u32 %r1, 0x80ff7f01;
+  mov.u32 %r2, 0xfe02ff7f;
+  mov.u32 %r3, 1000;
+  mov.u32 %r4, -5;
+  mov.u32 %r5, -1;
+  mov.u32 %r6, 0x80808080;
+  mov.u32 %r7, 0x7fffffff;
+  dp4a.u32.u32 %r10, %r1, %r2, %r3;
+  st.global.u32 [%rd1+0], %r10;
+  dp4a.u32.s32 %r11, %r1, %r2, %r4;
+  st.global.u32 [%rd1+4], %r11;
+  dp4a.s32.u32 %r12, %r1, %r2, %r4;
+  st.global.u32 [%rd1+8], %r12;
+  dp4a.s32.s32 %r13, %r1, %r2, %r4;
+  st.global.u32 [%rd1+12], %r13;
+  dp4a.u32.u32 %r14, %r5, %r5, %r5;
+  st.global.u32 [%rd1+16], %r14;
+  dp4a.s32.s32 %r15, %r6, %r6, %r7;
+  st.global.u32 [%rd1+20], %r15;
+  dp2a.lo.u32.u32 %r16, %r1, %r2, %r3;
+  st.global.u32 [%rd1+24], %r16;
+  dp2a.hi.u32.u32 %r17, %r1, %r2, %r3;
+  st.global.u32 [%rd1+28], %r17;
+  dp2a.lo.s32.s32 %r18, %r1, %r2, %r4;
+  st.global.u32 [%rd1+32], %r18;
+  dp2a.hi.s32.s32 %r19, %r1, %r2, %r4;
+  st.global.u32 [%rd1+36], %r19;
+  dp2a.lo.s32.u32 %r20, %r1, %r2, %r4;
+  st.global.u32 [%rd1+40], %r20;
+  dp2a.hi.u32.s32 %r21, %r1, %r2, %r4;
+  st.global.u32 [%rd1+44], %r21;
+  bmsk.wrap.b32 %r22, 1, 2;
+  st.global.u32 [%rd1+48], %r22;
+  bmsk.clamp.b32 %r23, 4, 28;
+  st.global.u32 [%rd1+52], %r23;
+  bmsk.clamp.b32 %r24, 4, 40;
+  st.global.u32 [%rd1+56], %r24;
+  bmsk.wrap.b32 %r25, 4, 40;
+  st.global.u32 [%rd1+60], %r25;
+  bmsk.clamp.b32 %r26, 33, 2;
+  st.global.u32 [%rd1+64], %r26;
+  bmsk.wrap.b32 %r27, 33, 2;
+  st.global.u32 [%rd1+68], %r27;
+  bmsk.wrap.b32 %r28, 0, 0;
+  st.global.u32 [%rd1+72], %r28;
+  bmsk.clamp.b32 %r29, 0, 32;
+  st.global.u32 [%rd1+76], %r29;
+  bmsk.wrap.b32 %r30, 0, 32;
+  st.global.u32 [%rd1+80], %r30;
+  bmsk.wrap.b32 %r31, 31, 5;
+  st.global.u32 [%rd1+84], %r31;
+  bmsk.clamp.b32 %r32, 31, 5;
+  st.global.u32 [%rd1+88], %r32;
+  bmsk.clamp.b32 %r33, 8, 0;
+  st.global.u32 [%rd1+92], %r33;
+  szext.clamp.s32 %r34, 0xc, 4;
+  st.global.u32 [%rd1+96], %r34;
+  szext.clamp.u32 %r35, 0xfffffffc, 4;
+  st.global.u32 [%rd1+100], %r35;
+  szext.clamp.s32 %r36, 0x80000000, 40;
+  st.global.u32 [%rd1+104], %r36;
+  szext.wrap.s32 %r37, 0x8000000f, 36;
+  st.global.u32 [%rd1+108], %r37;
+  szext.wrap.u32 %r38, 0xffffffff, 0;
+  st.global.u32 [%rd1+112], %r38;
+  szext.wrap.u32 %r39, 0x12345678, 32;
+  st.global.u32 [%rd1+116], %r39;
+  szext.clamp.s32 %r40, 0x12345678, 0;
+  st.global.u32 [%rd1+120], %r40;
+  szext.clamp.s32 %r41, 0x70, 7;
+  st.global.u32 [%rd1+124], %r41;
+  szext.clamp.u32 %r42, 0x70, 7;
+  st.global.u32 [%rd1+128], %r42;
+  szext.clamp.u32 %r43, 0x12345678, 32;
+  st.global.u32 [%rd1+132], %r43;
+  fns.b32 %r44, 0xaaaaaaaa, 3, 1;
+  st.global.u32 [%rd1+136], %r44;
+  fns.b32 %r45, 0xaaaaaaaa, 3, -1;
+  st.global.u32 [%rd1+140], %r45;
+  fns.b32 %r46, 0xaaaaaaaa, 2, 1;
+  st.global.u32 [%rd1+144], %r46;
+  fns.b32 %r47, 0xaaaaaaaa, 2, -1;
+  st.global.u32 [%rd1+148], %r47;
+  fns.b32 %r48, 0xaaaaaaaa, 0, 0;
+  st.global.u32 [%rd1+152], %r48;
+  fns.b32 %r49, 0xaaaaaaaa, 1, 0;
+  st.global.u32 [%rd1+156], %r49;
+  fns.b32 %r50, 0xaaaaaaaa, 0, 16;
+  st.global.u32 [%rd1+160], %r50;
+  fns.b32 %r51, 0xaaaaaaaa, 0, 17;
+  st.global.u32 [%rd1+164], %r51;
+  fns.b32 %r52, 0x80000001, 31, -2;
+  st.global.u32 [%rd1+168], %r52;
+  fns.b32 %r53, 0x80000001, 30, -2;
+  st.global.u32 [%rd1+172], %r53;
+  fns.b32 %r54, 0x0, 5, 1;
+  st.global.u32 [%rd1+176], %r54;
+  mov.u32 %r8, 0x80000000;
+  mov.u32 %r9, 0;
+  slct.u32.s32 %r55, 11, 22, %r9;
+  st.global.u32 [%rd1+180], %r55;
+  slct.u32.s32 %r56, 11, 22, %r5;
+  st.global.u32 [%rd1+184], %r56;
+  slct.u32.s32 %r57, 11, 22, %r7;
+  st.global.u32 [%rd1+188], %r57;
+  slct.u32.s32 %r58, 11, 22, %r8;
+  st.global.u32 [%rd1+192], %r58;
+  mov.f32 %f1, 0f80000000;
+  mov.f32 %f2, 0f80000001;
+  mov.f32 %f3, 0f3F800000;
+  mov.f32 %f4, 0fBF800000;
+  slct.u32.f32 %r59, 11, 22, %f1;
+  st.global.u32 [%rd1+196], %r59;
+  slct.u32.f32 %r60, 11, 22, %f2;
+  st.global.u32 [%rd1+200], %r60;
+  slct.ftz.u32.f32 %r61, 11, 22, %f2;
+  st.global.u32 [%rd1+204], %r61;
+  slct.u32.f32 %r62, 11, 22, %f3;
+  st.global.u32 [%rd1+208], %r62;
+  slct.u32.f32 %r63, 11, 22, %f4;
+  st.global.u32 [%rd1+212], %r63;
+  ret;
+}
+)";
+
+// Expected words of ops_ints, in store order: A = 0x80ff7f01 (bytes 0x01, 0x7f, 0xff, 0x80; halves
+// 0x7f01, 0x80ff), B = 0xfe02ff7f (bytes 0x7f, 0xff, 0x02, 0xfe).
+struct expected_word {
+  std::uint32_t value;
+  const char* what;
+};
+constexpr expected_word ops_int_words[] = {
+    {0x103e6u, "dp4a.u32.u32 A, B, 1000"},
+    {0xf9u, "dp4a.u32.s32 A, B, -5"},
+    {0xfffffff9u, "dp4a.s32.u32 A, B, -5"},
+    {0xf9u, "dp4a.s32.s32 A, B, -5"},
+    {0x3f803u, "dp4a.u32.u32 of all-ones: wraps mod 2^32"},
+    {0x8000ffffu, "dp4a.s32.s32 4*(-128)^2 + INT_MAX: wraps"},
+    {0xbf8368u, "dp2a.lo.u32.u32 A, B, 1000"},
+    {0x80feecu, "dp2a.hi.u32.u32 A, B, 1000"},
+    {0x3f807bu, "dp2a.lo.s32.s32 A, B, -5"},
+    {0x1fbffu, "dp2a.hi.s32.s32 A, B, -5"},
+    {0xffc07f7bu, "dp2a.lo.s32.u32 A, B, -5"},
+    {0xfffffbffu, "dp2a.hi.u32.s32 A, B, -5"},
+    {0x6u, "bmsk.wrap position 1, width 2"},
+    {0xfffffff0u, "bmsk.clamp position 4, width 28"},
+    {0xfffffff0u, "bmsk.clamp position 4, width 40"},
+    {0xff0u, "bmsk.wrap position 4, width 40"},
+    {0x0u, "bmsk.clamp position 33, width 2"},
+    {0x6u, "bmsk.wrap position 33, width 2"},
+    {0x0u, "bmsk.wrap position 0, width 0"},
+    {0xffffffffu, "bmsk.clamp position 0, width 32"},
+    {0x0u, "bmsk.wrap position 0, width 32"},
+    {0x80000000u, "bmsk.wrap position 31, width 5"},
+    {0x80000000u, "bmsk.clamp position 31, width 5"},
+    {0x0u, "bmsk.clamp position 8, width 0"},
+    {0xfffffffcu, "szext.clamp.s32 0xc, 4"},
+    {0xcu, "szext.clamp.u32 0xfffffffc, 4"},
+    {0x80000000u, "szext.clamp.s32 0x80000000, 40"},
+    {0xffffffffu, "szext.wrap.s32 0x8000000f, 36"},
+    {0x0u, "szext.wrap.u32 0xffffffff, 0"},
+    {0x0u, "szext.wrap.u32 0x12345678, 32"},
+    {0x0u, "szext.clamp.s32 0x12345678, 0"},
+    {0xfffffff0u, "szext.clamp.s32 0x70, 7"},
+    {0x70u, "szext.clamp.u32 0x70, 7"},
+    {0x12345678u, "szext.clamp.u32 0x12345678, 32"},
+    {0x3u, "fns 0xaaaaaaaa, base 3, offset 1"},
+    {0x3u, "fns 0xaaaaaaaa, base 3, offset -1"},
+    {0x3u, "fns 0xaaaaaaaa, base 2, offset 1"},
+    {0x1u, "fns 0xaaaaaaaa, base 2, offset -1"},
+    {0xffffffffu, "fns 0xaaaaaaaa, base 0, offset 0"},
+    {0x1u, "fns 0xaaaaaaaa, base 1, offset 0"},
+    {0x1fu, "fns 0xaaaaaaaa, base 0, offset 16"},
+    {0xffffffffu, "fns 0xaaaaaaaa, base 0, offset 17"},
+    {0x0u, "fns 0x80000001, base 31, offset -2"},
+    {0xffffffffu, "fns 0x80000001, base 30, offset -2"},
+    {0xffffffffu, "fns 0x0, base 5, offset 1"},
+    {0xbu, "slct on s32 0"},
+    {0x16u, "slct on s32 -1"},
+    {0xbu, "slct on s32 INT_MAX"},
+    {0x16u, "slct on s32 INT_MIN"},
+    {0xbu, "slct on f32 -0.0"},
+    {0x16u, "slct on f32 -2^-149 (subnormal)"},
+    {0xbu, "slct on f32 -2^-149 with .ftz"},
+    {0xbu, "slct on f32 1.0"},
+    {0x16u, "slct on f32 -1.0"},
+};
+
+constexpr std::string_view ops_relu = R"(
+.visible .entry ops_relu(.param .u64 y_param, .param .u64 x_param)
+{
+  .reg .b32 %r<2>;
+  .reg .f32 %f<3>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [y_param];
+  ld.param.u64 %rd2, [x_param];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  ld.global.f32 %f1, [%rd4];
+  slct.f32.f32 %f2, %f1, 0f00000000, %f1;
+  add.s64 %rd5, %rd1, %rd3;
+  st.global.f32 [%rd5], %f2;
+  ret;
+}
+)";
+constexpr std::string_view ops_nan_select = R"(
+.visible .entry ops_nan_select(.param .u64 z_param)
+{
+  .reg .b32 %r<4>;
+  .reg .f32 %f<4>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [z_param];
+  mov.b32 %f1, 0f7FC00000;
+  slct.u32.f32 %r1, 11, 22, %f1;
+  st.global.u32 [%rd1], %r1;
+  mov.b32 %f2, 0f7F800000;
+  slct.u32.f32 %r2, 11, 22, %f2;
+  st.global.u32 [%rd1+4], %r2;
+  mov.b32 %f3, 0fFF800000;
+  slct.u32.f32 %r3, 11, 22, %f3;
+  st.global.u32 [%rd1+8], %r3;
+  ret;
+}
+)";
+constexpr std::string_view ops_int_errors = R"(
+.visible .entry ops_int_errors(.param .u64 z_param, .param .u64 n_param)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [z_param];
+  ld.param.u64 %rd2, [n_param];
+  ld.global.u32 %r1, [%rd2];
+  dp4a.s32.s32 %r2, %r1, %r1, 0;
+  st.global.u32 [%rd1], %r2;
+  ret;
+}
+)";
+constexpr std::string_view ops_fns_base = R"(
+.visible .entry ops_fns_base(.param .u64 z_param)
+{
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [z_param];
+  mov.u32 %r1, 32;
+  fns.b32 %r2, 0xffffffff, %r1, 1;
+  st.global.u32 [%rd1], %r2;
+  ret;
+}
+)";
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("dp4a, dp2a (.lo/.hi), bmsk and szext (.clamp/.wrap), fns and slct on concrete values", D, DOMAINS) {
+  auto k = load(ops_ints, "ops_ints.ptx");
+  constexpr std::size_t n = std::size(ops_int_words);
+  exec::launch l = one_cta(1, {out_int("z", n)});
+  fixture<D> f(small_integers(0));
+  auto z = cells(*k, l, f.d, 0);
+  REQUIRE(z.size() == n);
+  for (std::size_t i = 0; i < n; ++i) {
+    CAPTURE(ops_int_words[i].what);
+    REQUIRE(z[i].has_value());
+    REQUIRE(z[i]->is_bits());
+    CHECK(static_cast<std::uint32_t>(z[i]->bits) == ops_int_words[i].value);
+  }
+}
+
+TEST_CASE_TEMPLATE("slct.f32.f32 d, x, 0, x is max(x, 0) in every domain", D, DOMAINS) {
+  const rat xs[4] = {rat(-3), rat(2), rat(1, 2), rat(-1, 4)};
+  auto k = load(ops_relu, "ops_relu.ptx");
+  exec::launch l = one_cta(4, {out_f32("y", 4), in_f32("x", 4)});
+  fixture<D> f([&](std::string_view, std::uint64_t e) { return xs[e]; });
+  auto r = run(*k, l, f.d);
+  REQUIRE_MESSAGE(!r.error, r.error->message);
+  for (std::size_t i = 0; i < 4; ++i) {
+    CAPTURE(i);
+    REQUIRE(r.out.at("y")[i].has_value());
+    CHECK(f.at(*r.out.at("y")[i], l) == (xs[i] >= 0 ? xs[i] : rat(0)));
+  }
+}
+
+TEST_CASE("float32: slct on a NaN selector takes b (NaN >= 0 is false), on +inf a, on -inf b") {
+  auto k = load(ops_nan_select, "ops_nan_select.ptx");
+  exec::launch l = one_cta(1, {out_int("z", 3)});
+  fixture<exec::float32_domain> f(small_integers(0));
+  auto z = cells(*k, l, f.d, 0);
+  REQUIRE(z.size() == 3);
+  const std::uint32_t want[3] = {22, 11, 22};
+  for (std::size_t i = 0; i < 3; ++i) {
+    CAPTURE(i);
+    REQUIRE(z[i].has_value());
+    REQUIRE(z[i]->is_bits());
+    CHECK(static_cast<std::uint32_t>(z[i]->bits) == want[i]);
+  }
+}
+
+TEST_CASE("dp4a on symbolic integer data stops the run; fns with base > 31 (undefined in the ISA) stops it too") {
+  auto k = load(ops_int_errors, "ops_int_errors.ptx");
+  exec::launch l = one_cta(1, {out_int("z", 1), tensor("n", exec::rkind::integer, {1}, true, false, 4)});
+  fixture<exec::symbolic_domain> f(small_integers(0));
+  auto e = expect_error(*k, l, f.d);
+  CHECK(e.kind == exec::error_kind::not_structured);
+  CHECK_MESSAGE(contains(e.message, "integer instruction 'dp4a' on symbolic data"), e.message);
+
+  auto b = load(ops_fns_base, "ops_fns_base.ptx");
+  fixture<exec::exact_domain> g(small_integers(0));
+  auto e2 = expect_error(*b, one_cta(1, {out_int("z", 1)}), g.d);
+  CHECK(e2.kind == exec::error_kind::domain);
+  CHECK_MESSAGE(contains(e2.message, "fns with base 32"), e2.message);
+  CHECK_MESSAGE(contains(e2.message, "ops_fns_base.ptx:" + std::to_string(line_of(ops_fns_base, "fns.b32"))), e2.message);
 }

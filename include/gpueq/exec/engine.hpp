@@ -482,6 +482,7 @@ class engine {
   void set(std::uint32_t t, const xinstr& x);
   void selp(std::uint32_t t, const xinstr& x);
   value choose(std::uint32_t t, const value& a, const value& b, const value& p);
+  void slct(std::uint32_t t, const xinstr& x);
   // float.hpp
   void float_op(std::uint32_t t, const xinstr& x);
   void lifted(std::uint32_t t, const xinstr& x);
