@@ -3,7 +3,7 @@
 // funnel shifts, sin/cos/tanh, ldu, the `barrier.sync` spelling of the CTA barrier, the
 // instructions that do nothing to one CTA's results (membar, fence, nanosleep, pmevent), the cache
 // hints (createpolicy, prefetchu, applypriority, .L2::cache_hint), exit and brkpt; and, at the
-// end, the opcodes modelled after the rest: dp4a, dp2a, bmsk, szext, fns, slct.
+// end, the opcodes modelled after the rest: dp4a, dp2a, bmsk, szext, fns, slct, testp, copysign.
 // Expected values are computed by hand from the PTX ISA's definitions, or (the last group) by an
 // independent Python model of them.
 #include "harness.hpp"
@@ -713,4 +713,366 @@ TEST_CASE("dp4a on symbolic integer data stops the run; fns with base > 31 (unde
   CHECK(e2.kind == exec::error_kind::domain);
   CHECK_MESSAGE(contains(e2.message, "fns with base 32"), e2.message);
   CHECK_MESSAGE(contains(e2.message, "ops_fns_base.ptx:" + std::to_string(line_of(ops_fns_base, "fns.b32"))), e2.message);
+}
+
+// ---- testp, copysign ----------------------------------------------------------------------------
+// Expected values: testp's from Python's float classification (math.isnan, math.isinf,
+// |x| < 2^-126 or 2^-1022), copysign's from math.copysign, in the same independent script; the
+// rest by hand. The kernels pass `ptxas -arch=sm_80` (.version 8.0).
+namespace {
+
+constexpr std::string_view ops_classes = R"(
+// The bits of the values of ops_f32_classes and ops_f64_classes below, in order; ops_sign32/64 hold
+// the (a, b) pairs whose copysign ops_sign32_results and ops_sign64_results give.
+.global .align 4 .b32 ops_f32[11] = {2143289344, 4290772993, 2139095040, 4286578688, 0, 2147483648,
+                                     1, 2155872255, 8388608, 1069547520, 4286578687};
+.global .align 8 .b64 ops_f64[7] = {9221120237041090560, 18442240474082181120, 9223372036854775808,
+                                    1, 4503599627370496, 3976678470968147968, 4607182418800017408};
+.global .align 4 .b32 ops_sign32[12] = {2147483648, 1069547520, 1065353216, 4286578688, 3212836864,
+                                        2143289345, 4290772992, 1073741824, 0, 2147483648,
+                                        2147483649, 1065353216};
+.global .align 8 .b64 ops_sign64[6] = {9223372036854775808, 4609434218613702656,
+                                       18444492273895866368, 13835058055282163712,
+                                       4613937818241073152, 13821547256400052224};
+.visible .entry ops_classes(.param .u64 z_param, .param .u64 w_param)
+{
+  .reg .pred %p<10>;
+  .reg .b32 %r<12>;
+  .reg .f32 %f<8>;
+  .reg .f64 %fd<8>;
+  .reg .b64 %rd<24>;
+  ld.param.u64 %rd1, [z_param];
+  ld.param.u64 %rd2, [w_param];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 4;
+  mov.u64 %rd4, ops_f32;
+  add.s64 %rd5, %rd4, %rd3;
+  ld.global.b32 %f1, [%rd5];
+  mul.wide.u32 %rd6, %r1, 24;
+  add.s64 %rd7, %rd1, %rd6;
+  testp.finite.f32 %p1, %f1;
+  selp.u32 %r3, 1, 0, %p1;
+  st.global.u32 [%rd7+0], %r3;
+  testp.infinite.f32 %p1, %f1;
+  selp.u32 %r3, 1, 0, %p1;
+  st.global.u32 [%rd7+4], %r3;
+  testp.number.f32 %p1, %f1;
+  selp.u32 %r3, 1, 0, %p1;
+  st.global.u32 [%rd7+8], %r3;
+  testp.notanumber.f32 %p1, %f1;
+  selp.u32 %r3, 1, 0, %p1;
+  st.global.u32 [%rd7+12], %r3;
+  testp.normal.f32 %p1, %f1;
+  selp.u32 %r3, 1, 0, %p1;
+  st.global.u32 [%rd7+16], %r3;
+  testp.subnormal.f32 %p1, %f1;
+  selp.u32 %r3, 1, 0, %p1;
+  st.global.u32 [%rd7+20], %r3;
+  setp.ge.u32 %p7, %r1, 7;
+  @%p7 bra SIGN;
+  mul.wide.u32 %rd8, %r1, 8;
+  mov.u64 %rd9, ops_f64;
+  add.s64 %rd10, %rd9, %rd8;
+  ld.global.b64 %fd1, [%rd10];
+  add.s64 %rd11, %rd7, 264;
+  testp.finite.f64 %p1, %fd1;
+  selp.u32 %r3, 1, 0, %p1;
+  st.global.u32 [%rd11+0], %r3;
+  testp.infinite.f64 %p1, %fd1;
+  selp.u32 %r3, 1, 0, %p1;
+  st.global.u32 [%rd11+4], %r3;
+  testp.number.f64 %p1, %fd1;
+  selp.u32 %r3, 1, 0, %p1;
+  st.global.u32 [%rd11+8], %r3;
+  testp.notanumber.f64 %p1, %fd1;
+  selp.u32 %r3, 1, 0, %p1;
+  st.global.u32 [%rd11+12], %r3;
+  testp.normal.f64 %p1, %fd1;
+  selp.u32 %r3, 1, 0, %p1;
+  st.global.u32 [%rd11+16], %r3;
+  testp.subnormal.f64 %p1, %fd1;
+  selp.u32 %r3, 1, 0, %p1;
+  st.global.u32 [%rd11+20], %r3;
+SIGN:
+  setp.ge.u32 %p8, %r1, 6;
+  @%p8 bra SIGN64;
+  mul.wide.u32 %rd12, %r1, 8;
+  mov.u64 %rd13, ops_sign32;
+  add.s64 %rd14, %rd13, %rd12;
+  ld.global.b32 %f2, [%rd14];
+  ld.global.b32 %f3, [%rd14+4];
+  copysign.f32 %f4, %f2, %f3;
+  mov.b32 %r10, %f4;
+  add.s64 %rd15, %rd1, %rd3;
+  st.global.u32 [%rd15+432], %r10;
+SIGN64:
+  setp.ge.u32 %p9, %r1, 3;
+  @%p9 bra DONE;
+  mul.wide.u32 %rd16, %r1, 16;
+  mov.u64 %rd17, ops_sign64;
+  add.s64 %rd18, %rd17, %rd16;
+  ld.global.b64 %fd2, [%rd18];
+  ld.global.b64 %fd3, [%rd18+8];
+  copysign.f64 %fd4, %fd2, %fd3;
+  mov.b64 %rd19, %fd4;
+  mul.wide.u32 %rd20, %r1, 8;
+  add.s64 %rd21, %rd2, %rd20;
+  st.global.u64 [%rd21], %rd19;
+DONE:
+  ret;
+}
+)";
+
+// The six testp answers (.finite .infinite .number .notanumber .normal .subnormal) per value of
+// ops_f32 and ops_f64 (a zero is normal, as the ISA states).
+struct expected_classes {
+  std::uint64_t bits;
+  const char* what;
+  int answers[6];
+};
+constexpr expected_classes ops_f32_classes[] = {
+    {0x7fc00000u, "NaN", {0, 0, 0, 1, 0, 0}},
+    {0xffc00001u, "-NaN", {0, 0, 0, 1, 0, 0}},
+    {0x7f800000u, "+inf", {0, 1, 1, 0, 0, 0}},
+    {0xff800000u, "-inf", {0, 1, 1, 0, 0, 0}},
+    {0x0u, "+0", {1, 0, 1, 0, 1, 0}},
+    {0x80000000u, "-0", {1, 0, 1, 0, 1, 0}},
+    {0x1u, "2^-149", {1, 0, 1, 0, 0, 1}},
+    {0x807fffffu, "-largest subnormal", {1, 0, 1, 0, 0, 1}},
+    {0x800000u, "2^-126", {1, 0, 1, 0, 1, 0}},
+    {0x3fc00000u, "1.5", {1, 0, 1, 0, 1, 0}},
+    {0xff7fffffu, "-FLT_MAX", {1, 0, 1, 0, 1, 0}},
+};
+constexpr expected_classes ops_f64_classes[] = {
+    {0x7ff8000000000000u, "NaN", {0, 0, 0, 1, 0, 0}},
+    {0xfff0000000000000u, "-inf", {0, 1, 1, 0, 0, 0}},
+    {0x8000000000000000u, "-0", {1, 0, 1, 0, 1, 0}},
+    {0x1u, "2^-1074", {1, 0, 1, 0, 0, 1}},
+    {0x10000000000000u, "2^-1022", {1, 0, 1, 0, 1, 0}},
+    {0x3730000000000000u, "2^-140", {1, 0, 1, 0, 1, 0}},
+    {0x3ff0000000000000u, "1.0", {1, 0, 1, 0, 1, 0}},
+};
+// copysign d, a, b: b's magnitude with a's sign (the pairs of ops_sign32 and ops_sign64).
+constexpr expected_word ops_sign32_results[] = {
+    {0xbfc00000u, "copysign.f32 -0, 1.5"},
+    {0x7f800000u, "copysign.f32 1, -inf"},
+    {0xffc00001u, "copysign.f32 -1, NaN"},
+    {0xc0000000u, "copysign.f32 -NaN, 2"},
+    {0x0u, "copysign.f32 +0, -0"},
+    {0xbf800000u, "copysign.f32 -2^-149, 1"},
+};
+constexpr std::uint64_t ops_sign64_results[] = {0xbff8000000000000u, 0xc000000000000000u, 0x3fd0000000000000u};  // -0, 1.5; -NaN, -2; 3, -0.25
+constexpr std::string_view ops_reals = R"(
+.visible .entry ops_reals(.param .u64 y_param, .param .u64 z_param)
+{
+  .reg .pred %p<12>;
+  .reg .b32 %r<12>;
+  .reg .f32 %f<12>;
+  .reg .f64 %fd<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [y_param];
+  ld.param.u64 %rd2, [z_param];
+  mov.f32 %f1, 0f3F800000;
+  div.rn.f32 %f2, %f1, 0f40400000;
+  testp.normal.f32 %p1, %f2;
+  selp.u32 %r1, 1, 0, %p1;
+  st.global.u32 [%rd2], %r1;
+  testp.subnormal.f32 %p2, %f2;
+  selp.u32 %r2, 1, 0, %p2;
+  st.global.u32 [%rd2+4], %r2;
+  testp.finite.f32 %p3, %f2;
+  selp.u32 %r3, 1, 0, %p3;
+  st.global.u32 [%rd2+8], %r3;
+  testp.notanumber.f32 %p4, %f2;
+  selp.u32 %r4, 1, 0, %p4;
+  st.global.u32 [%rd2+12], %r4;
+  mov.f32 %f3, 0f00000200;
+  div.rn.f32 %f4, %f3, 0f40400000;
+  testp.subnormal.f32 %p5, %f4;
+  selp.u32 %r5, 1, 0, %p5;
+  st.global.u32 [%rd2+16], %r5;
+  testp.normal.f32 %p6, %f4;
+  selp.u32 %r6, 1, 0, %p6;
+  st.global.u32 [%rd2+20], %r6;
+  neg.f32 %f5, %f4;
+  testp.subnormal.f32 %p7, %f5;
+  selp.u32 %r7, 1, 0, %p7;
+  st.global.u32 [%rd2+24], %r7;
+  mov.f64 %fd1, 0d3FF0000000000000;
+  div.rn.f64 %fd2, %fd1, 0d4008000000000000;
+  testp.normal.f64 %p8, %fd2;
+  selp.u32 %r8, 1, 0, %p8;
+  st.global.u32 [%rd2+28], %r8;
+  testp.infinite.f64 %p9, %fd2;
+  selp.u32 %r9, 1, 0, %p9;
+  st.global.u32 [%rd2+32], %r9;
+  copysign.f32 %f6, %f2, 0fC0000000;
+  st.global.f32 [%rd1], %f6;
+  neg.f32 %f7, %f2;
+  copysign.f32 %f8, %f7, 0f3F000000;
+  st.global.f32 [%rd1+4], %f8;
+  copysign.f32 %f9, %f7, %f2;
+  add.f32 %f10, %f9, %f2;
+  st.global.f32 [%rd1+8], %f10;
+  ret;
+}
+)";
+constexpr std::string_view ops_sign = R"(
+.visible .entry ops_sign(.param .u64 y_param, .param .u64 x_param)
+{
+  .reg .pred %p<3>;
+  .reg .f32 %f<8>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [y_param];
+  ld.param.u64 %rd2, [x_param];
+  ld.global.f32 %f1, [%rd2];
+  ld.global.f32 %f2, [%rd2+4];
+  testp.finite.f32 %p1, %f1;
+  selp.f32 %f3, 0f3F800000, 0f00000000, %p1;
+  st.global.f32 [%rd1], %f3;
+  testp.notanumber.f32 %p2, %f1;
+  selp.f32 %f4, 0f3F800000, 0f00000000, %p2;
+  st.global.f32 [%rd1+4], %f4;
+  copysign.f32 %f5, %f1, %f2;
+  st.global.f32 [%rd1+8], %f5;
+  ret;
+}
+)";
+constexpr std::string_view ops_normal = R"(
+.visible .entry ops_normal(.param .u64 y_param, .param .u64 x_param)
+{
+  .reg .pred %p<2>;
+  .reg .f32 %f<3>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [y_param];
+  ld.param.u64 %rd2, [x_param];
+  ld.global.f32 %f1, [%rd2];
+  testp.normal.f32 %p1, %f1;
+  selp.f32 %f2, 0f3F800000, 0f00000000, %p1;
+  st.global.f32 [%rd1], %f2;
+  ret;
+}
+)";
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("testp classifies NaNs, infinities, zeros, subnormals and normals; copysign copies the sign bit", D, DOMAINS) {
+  // Every value here has concrete bits (read from initialized global arrays), so even the exact
+  // domain, which has no NaN or infinity, answers from the bits.
+  auto k = load(ops_classes, "ops_classes.ptx");
+  exec::launch l = one_cta(11, {out_int("z", 114), out_int("w", 3, 8)});
+  fixture<D> f(small_integers(0));
+  auto z = cells(*k, l, f.d, 0);
+  REQUIRE(z.size() == 114);
+  auto word = [&](std::size_t i) {
+    REQUIRE(z[i].has_value());
+    REQUIRE(z[i]->is_bits());
+    return static_cast<std::uint32_t>(z[i]->bits);
+  };
+  constexpr const char* tests[] = {".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal"};
+  for (std::size_t v = 0; v < std::size(ops_f32_classes); ++v)
+    for (std::size_t i = 0; i < 6; ++i) {
+      CAPTURE(ops_f32_classes[v].what);
+      CAPTURE(tests[i]);
+      CHECK(word(6 * v + i) == static_cast<std::uint32_t>(ops_f32_classes[v].answers[i]));
+    }
+  for (std::size_t v = 0; v < std::size(ops_f64_classes); ++v)
+    for (std::size_t i = 0; i < 6; ++i) {
+      CAPTURE(ops_f64_classes[v].what);
+      CAPTURE(tests[i]);
+      CHECK(word(66 + 6 * v + i) == static_cast<std::uint32_t>(ops_f64_classes[v].answers[i]));
+    }
+  for (std::size_t t = 0; t < std::size(ops_sign32_results); ++t) {
+    CAPTURE(ops_sign32_results[t].what);
+    CHECK(word(108 + t) == ops_sign32_results[t].value);
+  }
+  auto w = cells(*k, l, f.d, 1);
+  REQUIRE(w.size() == 3);
+  for (std::size_t t = 0; t < 3; ++t) {
+    CAPTURE(t);
+    REQUIRE(w[t].has_value());
+    REQUIRE(w[t]->is_bits());
+    CHECK(w[t]->bits == ops_sign64_results[t]);
+  }
+}
+
+TEST_CASE_TEMPLATE("testp and copysign of values without an exact encoding: a rational is finite, and subnormal by its magnitude", D, DOMAINS) {
+  // 1/3 and 2^-140/3 are exact rationals in the exact domain (no f32 encodes them), rounded in
+  // float32; the answers agree: 1/3 is normal, 2^-140/3 (and its negation) subnormal.
+  auto k = load(ops_reals, "ops_reals.ptx");
+  exec::launch l = one_cta(1, {out_f32("y", 3), out_int("z", 9)});
+  fixture<D> f(small_integers(0));
+  auto r = run(*k, l, f.d);
+  REQUIRE_MESSAGE(!r.error, r.error->message);
+  const int z_want[9] = {1, 0, 1, 0, 1, 0, 1, 1, 0};
+  for (std::size_t i = 0; i < 9; ++i) {
+    CAPTURE(i);
+    REQUIRE(r.out.at("z")[i].has_value());
+    CHECK(f.at(*r.out.at("z")[i], l) == rat(z_want[i]));
+  }
+  for (const auto& v : r.out.at("y")) REQUIRE(v.has_value());
+  CHECK(f.at(*r.out.at("y")[0], l) == rat(2));      // copysign(1/3, -2)
+  CHECK(f.at(*r.out.at("y")[1], l) == rat(-1, 2));  // copysign(-1/3, 0.5)
+  CHECK(f.at(*r.out.at("y")[2], l) == rat(0));      // copysign(-1/3, 1/3) + 1/3
+}
+
+TEST_CASE("testp and copysign of symbolic values: a real is a finite number; a sign taken from one is a branch point") {
+  auto k = load(ops_sign, "ops_sign.ptx");
+  exec::launch l = one_cta(1, {out_f32("y", 3), in_f32("x", 2)});
+  fixture<exec::symbolic_domain> f(random_rationals(1));
+  const term::term_id x0 = f.s.input("x", {0}), x1 = f.s.input("x", {1});
+  const term::term_id magnitude = term::build(f.s, exec::aop::abs, {x1});
+  for (bool negative : {true, false}) {
+    CAPTURE(negative);
+    exec::case_split c;
+    c.prescribed = {negative};
+    f.d.attach(&c);
+    auto r = run(*k, l, f.d);
+    REQUIRE_MESSAGE(!r.error, r.error->message);
+    CHECK(*r.out["y"][0] == f.s.one());   // testp.finite
+    CHECK(*r.out["y"][1] == f.s.zero());  // testp.notanumber
+    CHECK(*r.out["y"][2] == (negative ? term::build(f.s, exec::aop::neg, {magnitude}) : magnitude));
+    CHECK(c.taken == std::vector<bool>{negative});
+    REQUIRE(c.assumed.size() == 1);
+    CHECK(c.assumed[0].a == x0);
+    CHECK(c.assumed[0].b == f.s.zero());
+    CHECK(c.assumed[0].c == exec::cmp_op::lt);
+  }
+  f.d.attach(nullptr);
+  auto e = expect_error(*k, l, f.d);  // without a case split the sign stops the run
+  CHECK(e.kind == exec::error_kind::not_structured);
+  CHECK_MESSAGE(contains(e.message, "ops_sign.ptx:" + std::to_string(line_of(ops_sign, "copysign"))), e.message);
+
+  // The exact domain decides the sign of every value: copysign(-3, 2) = -2, copysign(1/2, -4) = 4.
+  for (auto [a, b, want] : {std::tuple{rat(-3), rat(2), rat(-2)}, std::tuple{rat(1, 2), rat(-4), rat(4)}}) {
+    const rat sign = a, magnitude_of = b;
+    fixture<exec::exact_domain> g([&](std::string_view, std::uint64_t i) { return i == 0 ? sign : magnitude_of; });
+    auto r = run(*k, l, g.d);
+    REQUIRE_MESSAGE(!r.error, r.error->message);
+    CHECK(*r.out["y"][0] == rat(1));
+    CHECK(*r.out["y"][2] == want);
+  }
+}
+
+TEST_CASE("testp .normal of a symbolic value: its magnitude is compared under the case split, else the run stops") {
+  auto k = load(ops_normal, "ops_normal.ptx");
+  exec::launch l = one_cta(1, {out_f32("y", 1), in_f32("x", 1)});
+  fixture<exec::symbolic_domain> f(random_rationals(1));
+  auto e = expect_error(*k, l, f.d);
+  CHECK(e.kind == exec::error_kind::not_structured);
+  CHECK_MESSAGE(contains(e.message, "testp"), e.message);
+  // Paths: |x| >= 2^-126 (normal); |x| < 2^-126 and x = 0 (a zero is normal); 0 < |x| < 2^-126.
+  const std::pair<std::vector<bool>, term::term_id> paths[] = {
+      {{false}, f.s.one()}, {{true, true}, f.s.one()}, {{true, false}, f.s.zero()}};
+  for (const auto& [choices, want] : paths) {
+    CAPTURE(choices.size());
+    exec::case_split c;
+    c.prescribed = choices;
+    f.d.attach(&c);
+    auto r = run(*k, l, f.d);
+    REQUIRE_MESSAGE(!r.error, r.error->message);
+    CHECK(*r.out["y"][0] == want);
+    CHECK(c.taken == choices);
+  }
+  f.d.attach(nullptr);
 }

@@ -486,6 +486,7 @@ class engine {
   // float.hpp
   void float_op(std::uint32_t t, const xinstr& x);
   void lifted(std::uint32_t t, const xinstr& x);
+  void sign_and_class(std::uint32_t t, const xinstr& x);  // copysign, testp
   [[gnu::always_inline]] bool fast_float(std::uint32_t t, lane_regs regs, const fast_form& f);
   std::uint32_t warp_float(std::uint32_t first, std::uint32_t end, std::uint32_t pc, std::uint32_t& ran);
   template <aop A>

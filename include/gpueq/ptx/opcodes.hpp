@@ -136,9 +136,9 @@ inline constexpr opcode_trait own_modifiers{collective_kind::none, true};
   X(shl, "shl", 3, 3, integer_alu, supported)                                                                        \
   X(shr, "shr", 3, 3, integer_alu, supported)                                                                        \
   /* floating point */                                                                                               \
-  X(testp, "testp", 2, 2, floating_point,                                                                            \
-    unsupported("testp (floating-point class test: finite, infinite, NaN, ...) is not modelled yet"))                \
-  X(copysign, "copysign", 3, 3, floating_point, unsupported("copysign is not modelled yet"))                         \
+  /* testp spells its test (.finite, .normal, ...) as a modifier no flag stands for */                               \
+  X(testp, "testp", 2, 2, floating_point, supported | own_modifiers)                                                 \
+  X(copysign, "copysign", 3, 3, floating_point, supported)                                                           \
   X(fma, "fma", 4, 4, floating_point, supported)                                                                     \
   X(rcp, "rcp", 2, 2, floating_point, supported)                                                                     \
   X(sqrt, "sqrt", 2, 2, floating_point, supported)                                                                   \

@@ -139,6 +139,7 @@ inline void engine<D, O>::execute(std::uint32_t t, const xinstr& x, std::uint32_
     case op::setp: return setp(t, x);
     case op::selp: return selp(t, x);
     case op::slct: return slct(t, x);
+    case op::copysign: case op::testp: return sign_and_class(t, x);
     case op::set: return set(t, x);
     case op::activemask: return write(t, x.ops[0], value::of_bits(live_lanes(t / warp_size)));
     case op::lifted: return lifted(t, x);
