@@ -3,7 +3,8 @@
 // funnel shifts, sin/cos/tanh, ldu, the `barrier.sync` spelling of the CTA barrier, the
 // instructions that do nothing to one CTA's results (membar, fence, nanosleep, pmevent), the cache
 // hints (createpolicy, prefetchu, applypriority, .L2::cache_hint), exit and brkpt; and, at the
-// end, the opcodes modelled after the rest: dp4a, dp2a, bmsk, szext, fns, slct, testp, copysign.
+// end, the opcodes modelled after the rest: dp4a, dp2a, bmsk, szext, fns, slct, testp, copysign,
+// isspacep.
 // Expected values are computed by hand from the PTX ISA's definitions, or (the last group) by an
 // independent Python model of them.
 #include "harness.hpp"
@@ -1075,4 +1076,143 @@ TEST_CASE("testp .normal of a symbolic value: its magnitude is compared under th
     CHECK(c.taken == choices);
   }
   f.d.attach(nullptr);
+}
+
+// ---- isspacep -----------------------------------------------------------------------------------
+namespace {
+
+// isspacep: thread t tests one generic address in the eight spaces (.global .const .local .shared
+// .shared::cta .shared::cluster .param .param::entry) and stores the answers to
+// z[8 (rank ntid.x + t) + i]: t = 0 (and t >= 7) an input tensor, 1 a .global array, 2 a .const array, 3 the
+// thread's .local array, 4 the CTA's shared array, 5 that address + 65536 (past the array, in the
+// shared window), 6 the shared array in the next CTA of the cluster (mapa; the CTA itself without a
+// cluster). The kernel passes `ptxas -arch=sm_90` at .version 8.3 (.shared::cluster and mapa need
+// sm_90, .param::entry PTX ISA 8.3); gpueq reads it with the tests' sm_80 header.
+constexpr std::string_view ops_spaces = R"(
+.global .align 4 .b32 ops_gtab[4];
+.const .align 4 .b32 ops_ctab[4] = {1, 2, 3, 4};
+.visible .entry ops_spaces(.param .u64 z_param)
+{
+  .reg .pred %p<10>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<16>;
+  .local .align 4 .b32 loc[4];
+  .shared .align 4 .b32 sh[4];
+  ld.param.u64 %rd1, [z_param];
+  mov.u64 %rd2, ops_gtab;
+  cvta.global.u64 %rd3, %rd2;
+  mov.u64 %rd4, ops_ctab;
+  cvta.const.u64 %rd5, %rd4;
+  mov.u64 %rd6, loc;
+  cvta.local.u64 %rd7, %rd6;
+  mov.u64 %rd8, sh;
+  cvta.shared.u64 %rd9, %rd8;
+  add.s64 %rd10, %rd9, 65536;
+  mov.u32 %r1, %cluster_ctarank;
+  mov.u32 %r2, %cluster_nctarank;
+  add.u32 %r3, %r1, 1;
+  rem.u32 %r4, %r3, %r2;
+  mapa.u64 %rd11, %rd9, %r4;
+  mov.u32 %r5, %tid.x;
+  mov.u64 %rd12, %rd1;
+  setp.eq.u32 %p1, %r5, 1;
+  selp.b64 %rd12, %rd3, %rd12, %p1;
+  setp.eq.u32 %p1, %r5, 2;
+  selp.b64 %rd12, %rd5, %rd12, %p1;
+  setp.eq.u32 %p1, %r5, 3;
+  selp.b64 %rd12, %rd7, %rd12, %p1;
+  setp.eq.u32 %p1, %r5, 4;
+  selp.b64 %rd12, %rd9, %rd12, %p1;
+  setp.eq.u32 %p1, %r5, 5;
+  selp.b64 %rd12, %rd10, %rd12, %p1;
+  setp.eq.u32 %p1, %r5, 6;
+  selp.b64 %rd12, %rd11, %rd12, %p1;
+  mov.u32 %r7, %ntid.x;
+  mad.lo.u32 %r6, %r1, %r7, %r5;
+  mul.wide.u32 %rd13, %r6, 32;
+  add.s64 %rd14, %rd1, %rd13;
+  isspacep.global %p2, %rd12;
+  selp.u32 %r10, 1, 0, %p2;
+  st.global.u32 [%rd14+0], %r10;
+  isspacep.const %p3, %rd12;
+  selp.u32 %r11, 1, 0, %p3;
+  st.global.u32 [%rd14+4], %r11;
+  isspacep.local %p4, %rd12;
+  selp.u32 %r12, 1, 0, %p4;
+  st.global.u32 [%rd14+8], %r12;
+  isspacep.shared %p5, %rd12;
+  selp.u32 %r13, 1, 0, %p5;
+  st.global.u32 [%rd14+12], %r13;
+  isspacep.shared::cta %p6, %rd12;
+  selp.u32 %r14, 1, 0, %p6;
+  st.global.u32 [%rd14+16], %r14;
+  isspacep.shared::cluster %p7, %rd12;
+  selp.u32 %r15, 1, 0, %p7;
+  st.global.u32 [%rd14+20], %r15;
+  isspacep.param %p8, %rd12;
+  selp.u32 %r16, 1, 0, %p8;
+  st.global.u32 [%rd14+24], %r16;
+  isspacep.param::entry %p9, %rd12;
+  selp.u32 %r17, 1, 0, %p9;
+  st.global.u32 [%rd14+28], %r17;
+  ret;
+}
+)";
+
+// The answers by hand from the windows stated at engine::isspacep: the global window is every
+// address outside the shared and local ones (.const arrays included); no address is a kernel
+// parameter's.
+constexpr int ops_space_answers[7][8] = {
+    {1, 0, 0, 0, 0, 0, 0, 0},  // tensor
+    {1, 0, 0, 0, 0, 0, 0, 0},  // .global array
+    {1, 1, 0, 0, 0, 0, 0, 0},  // .const array
+    {0, 0, 1, 0, 0, 0, 0, 0},  // .local array
+    {0, 0, 0, 1, 1, 1, 0, 0},  // own shared array
+    {0, 0, 0, 1, 1, 1, 0, 0},  // past it, still in the window
+    {0, 0, 0, 1, 1, 1, 0, 0},  // mapa to the next CTA: without a cluster the CTA itself
+};
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("isspacep: which window a generic address lies in", D, DOMAINS) {
+  auto k = load(ops_spaces, "ops_spaces.ptx");
+  exec::launch l = one_cta(7, {out_int("z", 56)});
+  fixture<D> f(small_integers(0));
+  auto z = cells(*k, l, f.d, 0);
+  REQUIRE(z.size() == 56);
+  for (std::size_t t = 0; t < 7; ++t)
+    for (std::size_t i = 0; i < 8; ++i) {
+      CAPTURE(t);
+      CAPTURE(i);
+      REQUIRE(z[8 * t + i].has_value());
+      REQUIRE(z[8 * t + i]->is_bits());
+      CHECK(z[8 * t + i]->bits == static_cast<std::uint64_t>(ops_space_answers[t][i]));
+    }
+}
+
+TEST_CASE("isspacep in a cluster: another CTA's shared memory is in .shared::cluster, not in .shared::cta") {
+  auto k = load(ops_spaces, "ops_spaces.ptx");
+  // A cluster's CTAs are whole warps in gpueq: 32 threads, of which 7..31 test the tensor again.
+  exec::launch l = one_cta(32, {out_int("z", 512)});
+  l.grid = {2, 1, 1};
+  l.cluster = {2, 1, 1};
+  l.cta = {0, 0, 0};
+  fixture<exec::exact_domain> f(small_integers(0));
+  auto z = cells(*k, l, f.d, 0);
+  REQUIRE(z.size() == 512);
+  for (std::size_t rank = 0; rank < 2; ++rank)
+    for (std::size_t t = 0; t < 32; ++t)
+      for (std::size_t i = 0; i < 8; ++i) {
+        CAPTURE(rank);
+        CAPTURE(t);
+        CAPTURE(i);
+        // Thread 6's address is now the other CTA's array: in the shared window and the
+        // cluster's shared memory, not in this CTA's (.shared, .shared::cta).
+        const int* row = ops_space_answers[t < 7 ? t : 0];
+        const int want = t == 6 ? (i == 5 ? 1 : i == 3 || i == 4 ? 0 : row[i]) : row[i];
+        const std::size_t e = 8 * (32 * rank + t) + i;
+        REQUIRE(z[e].has_value());
+        REQUIRE(z[e]->is_bits());
+        CHECK(z[e]->bits == static_cast<std::uint64_t>(want));
+      }
 }

@@ -471,6 +471,7 @@ class engine {
   value pack(std::uint32_t t, const std::vector<value>& parts, std::uint32_t width);
   value piece(std::uint32_t t, const value& v, std::uint32_t i, std::uint32_t w);
   void cvta(std::uint32_t t, const xinstr& x);
+  void isspacep(std::uint32_t t, const xinstr& x);
   // convert.hpp
   void cvt(std::uint32_t t, const xinstr& x);
   std::optional<std::int64_t> saturate_infinite(const real& r, rkind k);

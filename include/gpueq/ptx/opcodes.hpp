@@ -156,8 +156,8 @@ inline constexpr opcode_trait own_modifiers{collective_kind::none, true};
   X(mov, "mov", 2, 2, compare_move_convert, supported)                                                               \
   X(cvt, "cvt", 2, 4, compare_move_convert, supported)                                                               \
   X(cvta, "cvta", 2, 2, memory, supported) /* an address: see computes_data */                                      \
-  X(isspacep, "isspacep", 2, 2, compare_move_convert,                                                                \
-    unsupported("isspacep (test the state space of a generic address) is not modelled yet"))                         \
+  /* isspacep spells .param::entry, a modifier no flag stands for */                                                 \
+  X(isspacep, "isspacep", 2, 2, compare_move_convert, supported | own_modifiers)                                     \
   /* memory */                                                                                                       \
   X(ld, "ld", 2, 3, memory, supported)                                                                               \
   X(ldu, "ldu", 2, 2, memory, supported)                                                                             \

@@ -123,6 +123,7 @@ inline void engine<D, O>::execute(std::uint32_t t, const xinstr& x, std::uint32_
     case op::griddepcontrol: return grid_dependency_control(t, x);
     case op::mov: return mov(t, x);
     case op::cvta: return cvta(t, x);
+    case op::isspacep: return isspacep(t, x);
     case op::cvt: return cvt(t, x);
     case op::ld: case op::ldu: return load(t, x, pc);
     case op::st: return store(t, x, pc);
