@@ -98,10 +98,10 @@ expect(parse_many_json 4 "--json reports one file" parse --json tests/ptx/inputs
 # parse lists, per kernel, what gpueq cannot execute (the opcode table's messages), and nothing for
 # a kernel without any.
 expect(parse_unsupported 0
-       "kernel waits .*cannot execute: dp4a \\(2 instructions, first at line 14\\): dp4a \\(four-way byte dot product\\) is not modelled yet\n  cannot execute: bmsk \\(1 instruction, first at line 15\\).*cannot execute: isspacep .*kernel plain \\(line 22\\)\n  params: x_param \\.u64\n  shared: none\n  instructions: 3\n$"
+       "kernel waits .*cannot execute: stacksave \\(2 instructions, first at line 14\\): stacksave \\(dynamic stack allocation\\) is not modelled yet\n  cannot execute: alloca \\(1 instruction, first at line 15\\).*cannot execute: discard .*kernel plain \\(line 22\\)\n  params: x_param \\.u64\n  shared: none\n  instructions: 3\n$"
        parse tests/cli/inputs/unsupported.ptx)
 expect(parse_unsupported_json 0
-       "\"unsupported\": \\[\n *\\{\n *\"opcode\": \"dp4a\",\n *\"family\": \"integer ALU\",\n *\"count\": 2,\n *\"line\": 14,"
+       "\"unsupported\": \\[\n *\\{\n *\"opcode\": \"stacksave\",\n *\"family\": \"memory\",\n *\"count\": 2,\n *\"line\": 14,"
        parse --json tests/cli/inputs/unsupported.ptx)
 
 # check: the exit code is the verdict; problems name file, line and thread.

@@ -530,24 +530,21 @@ TEST_CASE_TEMPLATE("trap, an unmodelled instruction and a bad barrier operand st
   CHECK(e.kind == exec::error_kind::trap);
   CHECK(contains(e.message, at("trap.ptx", trap, "trap;", "(0,0,0)")));
 
-  // testp is parsed but not modelled: it must stop the run, never be skipped.
-  constexpr std::string_view testp = R"(
-.visible .entry tester(.param .u64 x_param)
+  // stacksave is parsed but not modelled: it must stop the run, never be skipped.
+  constexpr std::string_view stacksave = R"(
+.visible .entry stacker(.param .u64 x_param)
 {
-  .reg .pred %p<2>;
-  .reg .f32 %f<2>;
-  .reg .b64 %rd<2>;
+  .reg .b64 %rd<3>;
   ld.param.u64 %rd1, [x_param];
-  ld.global.f32 %f1, [%rd1];
-  testp.finite.f32 %p1, %f1;
+  stacksave.u64 %rd2;
   ret;
 }
 )";
-  auto k2 = load(testp, "testp.ptx");
+  auto k2 = load(stacksave, "stacksave.ptx");
   fixture<D> g(small_integers(0));
   auto e2 = expect_error(*k2, one_cta(1, {in_f32("x", 1)}), g.d);
   CHECK(e2.kind == exec::error_kind::unsupported);
-  CHECK(contains(e2.message, at("testp.ptx", testp, "testp.finite", "(0,0,0)")));
+  CHECK(contains(e2.message, at("stacksave.ptx", stacksave, "stacksave.u64", "(0,0,0)")));
 
   // A named barrier's thread count must be a multiple of the warp size.
   constexpr std::string_view bad_count = R"(

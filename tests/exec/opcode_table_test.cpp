@@ -205,17 +205,16 @@ TEST_CASE("the opcode table: every supported opcode is executed by a test, every
 
 namespace {
 
-// dp4a, bmsk and fns parse (sm_80 has them) but are not modelled. The second kernel's first
+// stacksave, alloca and stackrestore parse (sm_80 has them) but are not modelled. The second kernel's first
 // instruction carries a modifier the decoder does not know (.L2): the table's message must still
 // win.
 constexpr std::string_view unsupported_kernel = R"(
 .visible .entry waits()
 {
-  .reg .b32 %r<6>;
-  mov.u32 %r1, %tid.x;
-  dp4a.u32.u32 %r2, %r1, %r1, %r1;
-  bmsk.clamp.b32 %r3, %r1, 4;
-  fns.b32 %r4, %r1, 0, 1;
+  .reg .b64 %rd<4>;
+  stacksave.u64 %rd1;
+  alloca.u64 %rd2, 16;
+  stackrestore.u64 %rd1;
   ret;
 }
 )";
@@ -232,8 +231,8 @@ constexpr std::string_view modifier_kernel = R"(
 }  // namespace
 
 TEST_CASE_TEMPLATE("an unsupported opcode stops the run with the table's message", D, DOMAINS) {
-  const std::string message(ptx::unsupported_message(ptx::opcode::dp4a));
-  REQUIRE(message == "dp4a (four-way byte dot product) is not modelled yet");
+  const std::string message(ptx::unsupported_message(ptx::opcode::stacksave));
+  REQUIRE(message == "stacksave (dynamic stack allocation) is not modelled yet");
 
   auto k = load(unsupported_kernel, "waits.ptx");
   fixture<D> f(small_integers(0));
@@ -241,9 +240,9 @@ TEST_CASE_TEMPLATE("an unsupported opcode stops the run with the table's message
   CHECK(e.kind == exec::error_kind::unsupported);
   CHECK(e.thread == 0);
   CAPTURE(e.message);
-  CHECK(contains(e.message, "waits.ptx:" + std::to_string(line_of(unsupported_kernel, "dp4a")) +
+  CHECK(contains(e.message, "waits.ptx:" + std::to_string(line_of(unsupported_kernel, "stacksave")) +
                                 ": thread (0,0,0) (warp 0, lane 0): unsupported: " + message +
-                                " (in `dp4a.u32.u32`)"));
+                                " (in `stacksave.u64`)"));
 
   auto p = load(modifier_kernel, "hint.ptx");
   fixture<D> g(small_integers(0));
@@ -260,10 +259,10 @@ TEST_CASE("ptx::unsupported_instructions names what the engine then stops at") {
   auto k = load(unsupported_kernel, "waits.ptx");
   auto list = ptx::unsupported_instructions(k->module, k->module.functions[0]);
   REQUIRE(list.size() == 3);
-  CHECK(list[0].op == ptx::opcode::dp4a);
-  CHECK(list[1].op == ptx::opcode::bmsk);
-  CHECK(list[2].op == ptx::opcode::fns);
-  CHECK(list[0].first_line == line_of(unsupported_kernel, "dp4a"));
+  CHECK(list[0].op == ptx::opcode::stacksave);
+  CHECK(list[1].op == ptx::opcode::alloca_);
+  CHECK(list[2].op == ptx::opcode::stackrestore);
+  CHECK(list[0].first_line == line_of(unsupported_kernel, "stacksave"));
   fixture<exec::exact_domain> f(small_integers(0));
   auto e = expect_error(*k, one_cta(32, {}), f.d);
   CHECK(contains(e.message, "waits.ptx:" + std::to_string(list[0].first_line) + ":"));

@@ -54,7 +54,7 @@ TEST_CASE("every opcode table row: its spelling finds it, it has a family, an un
 }
 
 TEST_CASE("unsupported_instructions: per opcode, in order of first use, with its count, first line and message") {
-  // Valid for ptxas -arch=sm_80 (dp4a is an sm_80 instruction).
+  // Valid for ptxas -arch=sm_80 (discard is an sm_80 instruction).
   const std::string text = R"(.version 8.0
 .target sm_80
 .address_size 64
@@ -66,10 +66,10 @@ TEST_CASE("unsupported_instructions: per opcode, in order of first use, with its
   .reg .b64 %rd<3>;
   .shared .align 8 .b64 bar;
   mov.u32 %r1, bar;
-  dp4a.u32.u32 %r2, %r1, %r1, %r1;
-  bmsk.clamp.b32 %r3, %r1, 4;
-  @%p1 dp4a.u32.u32 %r2, %r1, %r1, 7;
-  isspacep.shared %p1, %rd1;
+  stacksave.u64 %rd2;
+  alloca.u64 %rd1, 16;
+  @%p1 stacksave.u64 %rd2;
+  discard.global.L2 [%rd1], 128;
   add.s32 %r2, %r1, 8;
   ret;
 }
@@ -86,16 +86,16 @@ TEST_CASE("unsupported_instructions: per opcode, in order of first use, with its
   REQUIRE(m.functions.size() == 2);
   auto list = ptx::unsupported_instructions(m, m.functions[0]);
   REQUIRE(list.size() == 3);
-  CHECK(list[0].op == ptx::opcode::dp4a);
+  CHECK(list[0].op == ptx::opcode::stacksave);
   CHECK(list[0].count == 2);  // the guarded one too: its guard is known only at run time
   CHECK(list[0].first_line == 12);
-  CHECK(list[0].message == "dp4a (four-way byte dot product) is not modelled yet");
-  CHECK(list[1].op == ptx::opcode::bmsk);
+  CHECK(list[0].message == "stacksave (dynamic stack allocation) is not modelled yet");
+  CHECK(list[1].op == ptx::opcode::alloca_);
   CHECK(list[1].count == 1);
   CHECK(list[1].first_line == 13);
-  CHECK(list[2].op == ptx::opcode::isspacep);
+  CHECK(list[2].op == ptx::opcode::discard);
   CHECK(list[2].first_line == 15);
-  CHECK(list[2].message == ptx::unsupported_message(ptx::opcode::isspacep));
+  CHECK(list[2].message == ptx::unsupported_message(ptx::opcode::discard));
 
   CHECK(ptx::unsupported_instructions(m, m.functions[1]).empty());
 }

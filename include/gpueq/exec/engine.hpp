@@ -472,6 +472,7 @@ class engine {
   value pack(std::uint32_t t, const std::vector<value>& parts, std::uint32_t width);
   value piece(std::uint32_t t, const value& v, std::uint32_t i, std::uint32_t w);
   void cvta(std::uint32_t t, const xinstr& x);
+  void isspacep(std::uint32_t t, const xinstr& x);
   // convert.hpp
   void cvt(std::uint32_t t, const xinstr& x);
   std::optional<std::int64_t> saturate_infinite(const real& r, rkind k);
@@ -483,9 +484,11 @@ class engine {
   void set(std::uint32_t t, const xinstr& x);
   void selp(std::uint32_t t, const xinstr& x);
   value choose(std::uint32_t t, const value& a, const value& b, const value& p);
+  void slct(std::uint32_t t, const xinstr& x);
   // float.hpp
   void float_op(std::uint32_t t, const xinstr& x);
   void lifted(std::uint32_t t, const xinstr& x);
+  void sign_and_class(std::uint32_t t, const xinstr& x);  // copysign, testp
   [[gnu::always_inline]] bool fast_float(std::uint32_t t, lane_regs regs, const fast_form& f);
   std::uint32_t warp_float(std::uint32_t first, std::uint32_t end, std::uint32_t pc, std::uint32_t& ran);
   template <aop A>

@@ -114,15 +114,15 @@ inline constexpr opcode_trait own_modifiers{collective_kind::none, true};
   X(popc, "popc", 2, 2, integer_alu, supported)                                                                      \
   X(clz, "clz", 2, 2, integer_alu, supported)                                                                        \
   X(bfind, "bfind", 2, 2, integer_alu, supported)                                                                    \
-  X(fns, "fns", 4, 4, integer_alu, unsupported("fns (find the n-th set bit) is not modelled yet"))                   \
+  X(fns, "fns", 4, 4, integer_alu, supported)                                                                        \
   X(brev, "brev", 2, 2, integer_alu, supported)                                                                      \
   X(bfe, "bfe", 4, 4, integer_alu, supported)                                                                        \
   X(bfi, "bfi", 5, 5, integer_alu, supported)                                                                        \
   X(prmt, "prmt", 3, 4, integer_alu, supported)                                                                      \
-  X(dp4a, "dp4a", 4, 4, integer_alu, unsupported("dp4a (four-way byte dot product) is not modelled yet"))            \
-  X(dp2a, "dp2a", 4, 4, integer_alu, unsupported("dp2a (two-way 16-bit by 8-bit dot product) is not modelled yet"))  \
-  X(bmsk, "bmsk", 3, 3, integer_alu, unsupported("bmsk (bit-field mask) is not modelled yet"))                       \
-  X(szext, "szext", 3, 3, integer_alu, unsupported("szext (sign- or zero-extend a bit field) is not modelled yet"))  \
+  X(dp4a, "dp4a", 4, 4, integer_alu, supported)                                                                      \
+  X(dp2a, "dp2a", 4, 4, integer_alu, supported)                                                                      \
+  X(bmsk, "bmsk", 3, 3, integer_alu, supported)                                                                      \
+  X(szext, "szext", 3, 3, integer_alu, supported)                                                                    \
   X(and_, "and", 3, 3, integer_alu, supported)                                                                       \
   X(or_, "or", 3, 3, integer_alu, supported)                                                                         \
   X(xor_, "xor", 3, 3, integer_alu, supported)                                                                       \
@@ -133,9 +133,9 @@ inline constexpr opcode_trait own_modifiers{collective_kind::none, true};
   X(shl, "shl", 3, 3, integer_alu, supported)                                                                        \
   X(shr, "shr", 3, 3, integer_alu, supported)                                                                        \
   /* floating point */                                                                                               \
-  X(testp, "testp", 2, 2, floating_point,                                                                            \
-    unsupported("testp (floating-point class test: finite, infinite, NaN, ...) is not modelled yet"))                \
-  X(copysign, "copysign", 3, 3, floating_point, unsupported("copysign is not modelled yet"))                         \
+  /* testp spells its test (.finite, .normal, ...) as a modifier no flag stands for */                               \
+  X(testp, "testp", 2, 2, floating_point, supported | own_modifiers)                                                 \
+  X(copysign, "copysign", 3, 3, floating_point, supported)                                                           \
   X(fma, "fma", 4, 4, floating_point, supported)                                                                     \
   X(rcp, "rcp", 2, 2, floating_point, supported)                                                                     \
   X(sqrt, "sqrt", 2, 2, floating_point, supported)                                                                   \
@@ -149,13 +149,12 @@ inline constexpr opcode_trait own_modifiers{collective_kind::none, true};
   X(set, "set", 3, 4, compare_move_convert, supported)                                                               \
   X(setp, "setp", 3, 4, compare_move_convert, supported)                                                             \
   X(selp, "selp", 4, 4, compare_move_convert, supported)                                                             \
-  X(slct, "slct", 4, 4, compare_move_convert,                                                                        \
-    unsupported("slct (select on the sign of a third operand) is not modelled yet"))                                 \
+  X(slct, "slct", 4, 4, compare_move_convert, supported)                                                             \
   X(mov, "mov", 2, 2, compare_move_convert, supported)                                                               \
   X(cvt, "cvt", 2, 4, compare_move_convert, supported)                                                               \
   X(cvta, "cvta", 2, 2, memory, supported) /* an address: see computes_data */                                      \
-  X(isspacep, "isspacep", 2, 2, compare_move_convert,                                                                \
-    unsupported("isspacep (test the state space of a generic address) is not modelled yet"))                         \
+  /* isspacep spells .param::entry, a modifier no flag stands for */                                                 \
+  X(isspacep, "isspacep", 2, 2, compare_move_convert, supported | own_modifiers)                                     \
   /* memory */                                                                                                       \
   X(ld, "ld", 2, 3, memory, supported)                                                                               \
   X(ldu, "ldu", 2, 2, memory, supported)                                                                             \

@@ -1,7 +1,7 @@
-// Comparisons and selections (semantics of engine<D, O>, declared in exec/engine.hpp): setp, set
-// and selp. A comparison of symbolic reals gives an undecided predicate; `choose` is the one
-// consumer that may take it (selp, or a predicated mov), and turns a selection between the compared
-// values into max/min; any other selection on it takes one outcome under a case split
+// Comparisons and selections (semantics of engine<D, O>, declared in exec/engine.hpp): setp, set,
+// selp and slct. A comparison of symbolic reals gives an undecided predicate; `choose` is the one
+// consumer that may take it (selp, slct, or a predicated mov), and turns a selection between the
+// compared values into max/min; any other selection on it takes one outcome under a case split
 // (exec/case_split.hpp) and stops the run otherwise. The fast forms: setp on integers is integer.hpp's fast_integer, setp.f32 is
 // float.hpp's fast_float_finish, selp on a concrete predicate is a case of the engine's fast_step.
 #pragma once
@@ -10,6 +10,7 @@
 #include <gpueq/exec/semantics/bits.hpp>
 
 #include <cstdint>
+#include <optional>
 
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
@@ -123,6 +124,32 @@ inline void engine<D, O>::selp(std::uint32_t t, const xinstr& x) {
   value p = read(t, x.ops[3]);
   if (p.t == value::tag::predicate) return write(t, x.ops[0], choose(t, read(t, x.ops[1]), read(t, x.ops[2]), p));
   write(t, x.ops[0], truth(t, p) ? read(t, x.ops[1]) : read(t, x.ops[2]));
+}
+
+// slct.dtype.s32 d, a, b, c and slct{.ftz}.dtype.f32 d, a, b, c (PTX ISA): d = (c >= 0) ? a : b,
+// a and b copied as they are. c >= 0 is compare's: a NaN c is not >= 0 (d = b), -0 is (d = a);
+// with .ftz a subnormal c is a zero of its sign, so it selects a. A comparison of a symbolic c is
+// selp's undecided predicate: `slct d, x, 0, x` is max(x, 0), any other selection a branch point
+// of the case split where one runs, else the run stops as not structured.
+template <value_domain D, observer O>
+inline void engine<D, O>::slct(std::uint32_t t, const xinstr& x) {
+  if (x.types.size() != 2 || (x.type != vtype::s32 && x.type != vtype::f32))
+    fail_at(error_kind::unsupported, t, "slct needs a destination type and a selector type, .s32 or .f32");
+  if (x.has(flag::ftz) && x.type != vtype::f32) fail_at(error_kind::unsupported, t, "slct .ftz needs an .f32 selector");
+  const value a = read(t, x.ops[1]), b = read(t, x.ops[2]), c = read(t, x.ops[3]);
+  if (x.has(flag::ftz)) {
+    std::optional<std::uint64_t> cb;
+    if (c.t == value::tag::bits) cb = c.bits & 0xffffffffu;
+    else if (c.t == value::tag::real && c.k != rkind::integer) cb = d_.float_bits(c.r, rkind::f32);
+    if (cb && (*cb & 0x7f800000u) == 0) return write(t, x.ops[0], a);  // a zero or a subnormal: >= 0 once flushed
+  }
+  xinstr ge;
+  ge.type = x.type;
+  ge.cmp = cmp_op::ge;
+  ge.has_cmp = true;
+  const value p = compare(t, ge, c, value::of_bits(0));
+  if (p.t == value::tag::predicate) return write(t, x.ops[0], choose(t, a, b, p));
+  write(t, x.ops[0], truth(t, p) ? a : b);
 }
 
 }  // namespace gpueq::exec

@@ -123,6 +123,7 @@ inline void engine<D, O>::execute(std::uint32_t t, const xinstr& x, std::uint32_
     case op::griddepcontrol: return grid_dependency_control(t, x);
     case op::mov: return mov(t, x);
     case op::cvta: return cvta(t, x);
+    case op::isspacep: return isspacep(t, x);
     case op::cvt: return cvt(t, x);
     case op::ld: case op::ldu: return load(t, x, pc);
     case op::st: return store(t, x, pc);
@@ -138,6 +139,8 @@ inline void engine<D, O>::execute(std::uint32_t t, const xinstr& x, std::uint32_
     case op::cp_async_wait_all: return cp_async_wait(t, 0, true);
     case op::setp: return setp(t, x);
     case op::selp: return selp(t, x);
+    case op::slct: return slct(t, x);
+    case op::copysign: case op::testp: return sign_and_class(t, x);
     case op::set: return set(t, x);
     case op::activemask: return write(t, x.ops[0], value::of_bits(live_lanes(t / warp_size)));
     case op::lifted: return lifted(t, x);

@@ -1,7 +1,8 @@
 // Floating-point arithmetic (semantics of engine<D, O>, declared in exec/engine.hpp): every float
 // instruction through the domain's one entry point (arith with an aop), packed f16x2/bf16x2
 // elementwise, the lifted real functions (ptx/lift.hpp: exp, log, ... recognized from nvcc's
-// sequences), and the fast forms of f32 arithmetic and setp.f32 on registers that hold reals.
+// sequences), copysign and testp (a value's sign and class), and the fast forms of f32 arithmetic
+// and setp.f32 on registers that hold reals.
 #pragma once
 
 #include <gpueq/exec/engine.hpp>
@@ -9,7 +10,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
+#include <string_view>
 
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
@@ -61,6 +65,101 @@ inline void engine<D, O>::float_op(std::uint32_t t, const xinstr& x) {
     r = guarded([&] { return d_.arith(o, std::span<const real>(last, 2), k, m); }, t);
   }
   write(t, x.ops[0], value::of_real(std::move(r), k));
+}
+
+// copysign.type d, a, b (d: b's magnitude with a's sign; PTX ISA, note the operand order, the
+// reverse of C's copysign) and testp.op.type p, a (.finite .infinite .number .notanumber .normal
+// .subnormal; "as a special case, positive and negative zero are considered normal numbers"),
+// .type = .f32 or .f64. A value with concrete bits (a bits cell, or a real the domain holds
+// exactly in the format: every float32 value, exact and symbolic constants) is answered from its
+// bits, so copysign copies the sign bit and keeps a NaN's payload, and testp classifies NaNs and
+// infinities even in the exact domain (which stops only where it must compute with one). Any
+// other value is a real (an exact rational not representable in the format, a symbolic term that
+// is not an infinity), and there (README, "Semantics decisions"):
+//   - testp: it is finite, a number, not infinite, not a NaN (values are reals: no overflow); it
+//     is subnormal when 0 < |a| < the format's smallest normal (2^-126, 2^-1022), as the
+//     format's classes are defined by magnitude, else normal. An exact rational is never rounded,
+//     so this classifies its magnitude, not a rounded value's.
+//   - copysign: the sign of a is the outcome of a < 0; its magnitude is |b| (the domain's abs).
+//     The reals have one zero: a zero of the exact or symbolic domain is +0 (a -0 still held as
+//     bits keeps its sign bit), and a symbolic sign source that may be zero is taken as a >= 0
+//     on the `false` outcome of a < 0.
+// A comparison the domain cannot decide (a symbolic a) is a branch point of the case split where
+// one runs (as selp's), else the run stops as not structured.
+template <value_domain D, observer O>
+inline void engine<D, O>::sign_and_class(std::uint32_t t, const xinstr& x) {
+  const std::string op_name(ptx::name(x.op));
+  if (x.type != vtype::f32 && x.type != vtype::f64)
+    fail_at(error_kind::unsupported, t, op_name + " needs type .f32 or .f64");
+  const rkind k = x.type == vtype::f32 ? rkind::f32 : rkind::f64;
+  const unsigned fraction_bits = x.type == vtype::f32 ? 23 : 52, width = x.type == vtype::f32 ? 32 : 64;
+  const std::uint64_t sign_bit = std::uint64_t{1} << (width - 1), format_mask = mask_of(x.type);
+  const std::uint64_t exponent_all = (sign_bit - 1) >> fraction_bits;
+  const std::uint64_t fraction_mask = (std::uint64_t{1} << fraction_bits) - 1;
+  auto bits_of = [&](const value& v) -> std::optional<std::uint64_t> {
+    if (v.t == value::tag::bits) return v.bits & format_mask;
+    if (v.t == value::tag::real && v.k != rkind::integer) return d_.float_bits(v.r, k);
+    return std::nullopt;
+  };
+  auto decide = [&](cmp_op c, const real& l, const real& r) -> bool {
+    if (auto o = d_.compare(c, l, r, k)) return *o;
+    value p;
+    p.t = value::tag::predicate;
+    p.k = k;
+    p.cmp = c;
+    p.r = l;
+    p.r2 = r;
+    if (auto o = branch(p)) return *o;
+    fail_at(error_kind::not_structured, t, op_name + " of a symbolic value depends on a comparison (" + d_.show(l) +
+                                                " vs " + d_.show(r) + ") that the run cannot decide");
+  };
+  const real zero = d_.from_int(0);
+  if (x.op == ptx::opcode::copysign) {
+    const value a = read(t, x.ops[1]), b = read(t, x.ops[2]);
+    const auto sa = bits_of(a), sb = bits_of(b);
+    if (sa && sb) return write(t, x.ops[0], value::of_bits((*sb & ~sign_bit) | (*sa & sign_bit)));
+    const bool negative = sa ? (*sa & sign_bit) != 0 : decide(cmp_op::lt, to_real(a, k, t), zero);
+    real magnitude[1] = {to_real(b, k, t)};
+    real r = guarded([&] { return d_.arith(aop::abs, magnitude, k, {}); }, t);
+    if (negative) {
+      real m[1] = {r};
+      r = guarded([&] { return d_.arith(aop::neg, m, k, {}); }, t);
+    }
+    return write(t, x.ops[0], value::of_real(std::move(r), k));
+  }
+  enum test { finite, infinite, number, notanumber, normal, subnormal };
+  constexpr std::string_view spellings[] = {".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal"};
+  int which = -1;
+  if (x.unknown_mods.size() == 1)
+    for (int i = 0; i < 6; ++i)
+      if (p_.str(x.unknown_mods[0]) == spellings[i]) which = i;
+  if (which < 0 || x.flags)
+    fail_at(error_kind::unsupported, t,
+            "testp needs one test: .finite, .infinite, .number, .notanumber, .normal or .subnormal");
+  const value a = read(t, x.ops[1]);
+  bool result = false;
+  if (const auto b = bits_of(a)) {
+    const std::uint64_t exponent = (*b >> fraction_bits) & exponent_all, fraction = *b & fraction_mask;
+    const bool nan = exponent == exponent_all && fraction != 0, inf = exponent == exponent_all && fraction == 0;
+    const bool sub = exponent == 0 && fraction != 0;  // (a zero is normal)
+    switch (which) {
+      case finite: result = !nan && !inf; break;
+      case infinite: result = inf; break;
+      case number: result = !nan; break;
+      case notanumber: result = nan; break;
+      case normal: result = !nan && !inf && !sub; break;
+      default: result = sub; break;
+    }
+  } else if (const real v = to_real(a, k, t); which == finite || which == number) {
+    result = true;
+  } else if (which == normal || which == subnormal) {
+    real args[1] = {v};
+    const real magnitude = guarded([&] { return d_.arith(aop::abs, args, k, {}); }, t);
+    const real smallest = guarded([&] { return d_.from_float(std::uint64_t{1} << fraction_bits, k); }, t);
+    const bool sub = decide(cmp_op::lt, magnitude, smallest) && !decide(cmp_op::eq, v, zero);
+    result = which == subnormal ? sub : !sub;
+  }
+  write(t, x.ops[0], value::of_bits(result));
 }
 
 template <value_domain D, observer O>

@@ -215,6 +215,105 @@ inline void engine<D, O>::integer_op(std::uint32_t t, const xinstr& x) {
       r = v;
       break;
     }
+    // dp4a.atype.btype d, a, b, c and dp2a.mode.atype.btype d, a, b, c (PTX ISA, "Integer
+    // Arithmetic Instructions: dp4a / dp2a"; sm_61): the bytes (dp4a) or the two 16-bit halves
+    // (dp2a's a) of a, and the bytes of b, sign- or zero-extended by their own type, multiplied
+    // pairwise and added to c; dp2a takes b's low two bytes with .lo, its high two with .hi. c and
+    // d are .u32 when both types are .u32, else .s32; the sum wraps modulo 2^32 (the ISA states no
+    // saturation). x.types is {atype, btype}.
+    case op::dp4a: case op::dp2a: {
+      auto int32_type = [](vtype v) { return v == vtype::u32 || v == vtype::s32; };
+      if (x.types.size() != 2 || !int32_type(x.types[0]) || !int32_type(x.types[1]))
+        fail_at(error_kind::unsupported, t, std::string(ptx::name(x.op)) + " needs two types, each .u32 or .s32");
+      const bool sa_signed = x.types[0] == vtype::s32, sb_signed = x.types[1] == vtype::s32;
+      auto part = [](std::uint64_t v, unsigned i, unsigned bits, bool sgn) {
+        std::uint64_t p = (v >> (bits * i)) & ((std::uint64_t{1} << bits) - 1);
+        if (sgn && (p >> (bits - 1)) & 1) return static_cast<std::int64_t>(p) - (std::int64_t{1} << bits);
+        return static_cast<std::int64_t>(p);
+      };
+      std::int64_t sum = 0;
+      if (x.op == op::dp4a) {
+        for (unsigned i = 0; i < 4; ++i) sum += part(a, i, 8, sa_signed) * part(b, i, 8, sb_signed);
+      } else {
+        if (x.has(flag::lo) == x.has(flag::hi)) fail_at(error_kind::unsupported, t, "dp2a needs one mode, .lo or .hi");
+        const unsigned first = x.has(flag::hi) ? 2 : 0;
+        for (unsigned i = 0; i < 2; ++i) sum += part(a, i, 16, sa_signed) * part(b, first + i, 8, sb_signed);
+      }
+      r = (static_cast<std::uint64_t>(sum) + c) & 0xffffffffu;
+      out = sa_signed || sb_signed ? vtype::s32 : vtype::u32;
+      break;
+    }
+    // bmsk.mode.b32 d, a, b (PTX ISA 7.6, sm_70): a mask of b bits starting at bit a, computed as
+    // the ISA's pseudo-code states it: a1 = a & 31, b1 = b & 31; with .clamp a >= 32 gives 0 and
+    // b >= 32 a mask from bit a to bit 31; with .wrap only a1 and b1 count; a1 + b1 >= 32 ends the
+    // mask at bit 31.
+    case op::bmsk: {
+      if (x.has(flag::clamp) == x.has(flag::wrap))
+        fail_at(error_kind::unsupported, t, "bmsk needs one mode, .clamp or .wrap");
+      const std::uint32_t a32 = static_cast<std::uint32_t>(a), b32 = static_cast<std::uint32_t>(b);
+      const unsigned a1 = a32 & 31, b1 = b32 & 31, total = a1 + b1;
+      std::uint32_t mask0 = ~std::uint32_t{0} << a1;
+      std::uint32_t mask1 = total < 32 ? ~std::uint32_t{0} << total : 0;
+      bool position_over = false, width_over = false;
+      if (x.has(flag::clamp)) {
+        if (a32 >= 32) {
+          position_over = true;
+          mask0 = 0;
+        }
+        width_over = b32 >= 32;
+      }
+      if (total >= 32 || position_over || width_over) mask1 = 0;
+      else if (b1 == 0) mask1 = ~std::uint32_t{0};
+      r = mask0 & ~mask1;
+      out = vtype::b32;
+      break;
+    }
+    // szext.mode.type d, a, b (PTX ISA 7.6, sm_70): the low b bits of a, sign-extended (.s32) or
+    // zero-extended (.u32) to 32 bits, as the ISA's pseudo-code computes it: b = 0 gives 0; b >= 32
+    // gives a itself with .clamp and counts b & 31 with .wrap (so .wrap with b = 32 gives 0).
+    case op::szext: {
+      if (x.has(flag::clamp) == x.has(flag::wrap))
+        fail_at(error_kind::unsupported, t, "szext needs one mode, .clamp or .wrap");
+      if (ty != vtype::u32 && ty != vtype::s32) fail_at(error_kind::unsupported, t, "szext needs type .u32 or .s32");
+      const std::uint32_t a32 = static_cast<std::uint32_t>(a), b32 = static_cast<std::uint32_t>(b);
+      const unsigned b1 = b32 & 31;
+      const bool too_large = b32 >= 32 && x.has(flag::clamp);
+      const std::uint32_t mask = too_large ? 0 : ~std::uint32_t{0} << b1;
+      const unsigned sign_pos = (b1 - 1) & 31;
+      const bool sign_bit = b1 != 0 && !too_large && ty == vtype::s32 && ((a32 >> sign_pos) & 1);
+      r = (a32 & ~mask) | (sign_bit ? mask : 0);
+      break;
+    }
+    // fns.b32 d, mask, base, offset (PTX ISA): the position of the |offset|-th set bit
+    // of mask counted from bit base upwards (offset > 0) or downwards (offset < 0), base itself
+    // included; offset 0 asks whether bit base is set. 0xffffffff when there is no such bit. The
+    // ISA leaves base > 31 undefined: gpueq stops the run there (domain error) rather than pick a
+    // value.
+    case op::fns: {
+      const std::uint32_t mask = static_cast<std::uint32_t>(a), base = static_cast<std::uint32_t>(b);
+      const std::int32_t offset = static_cast<std::int32_t>(static_cast<std::uint32_t>(c));
+      if (base > 31)
+        fail_at(error_kind::domain, t,
+                "fns with base " + std::to_string(base) + " (the PTX ISA leaves base > 31 undefined)");
+      std::uint64_t found = 0xffffffffu;
+      if (offset == 0) {
+        if ((mask >> base) & 1) found = base;
+      } else {
+        std::int64_t count = (offset > 0 ? std::int64_t{offset} : -std::int64_t{offset}) - 1;
+        const int step = offset > 0 ? 1 : -1;
+        for (int pos = static_cast<int>(base); pos >= 0 && pos < 32; pos += step)
+          if ((mask >> pos) & 1) {
+            if (count == 0) {
+              found = static_cast<std::uint64_t>(pos);
+              break;
+            }
+            --count;
+          }
+      }
+      r = found;
+      out = vtype::b32;
+      break;
+    }
     case op::lop3: {
       std::uint64_t lut = to_bits(in[3], t) & 0xff, v = 0;
       for (unsigned i = 0; i < 8 * bytes(ty); ++i) {

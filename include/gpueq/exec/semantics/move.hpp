@@ -1,13 +1,15 @@
 // Moves (semantics of engine<D, O>, declared in exec/engine.hpp): mov, with the packing of a
 // vector {a, b} into one register and the unpacking of one into pieces; the guarded move on an
 // undecided comparison (`@p mov d, a`, a running max/min); cvta between the generic and the shared
-// or local window. The fast forms of mov and of a special-register read are cases of the engine's
-// fast_step (exec/semantics/dispatch.hpp), which runs them without a call.
+// or local window; isspacep, which asks which window a generic address is in. The fast forms of
+// mov and of a special-register read are cases of the engine's fast_step
+// (exec/semantics/dispatch.hpp), which runs them without a call.
 #pragma once
 
 #include <gpueq/exec/engine.hpp>
 #include <gpueq/exec/semantics/bits.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -94,6 +96,68 @@ inline void engine<D, O>::cvta(std::uint32_t t, const xinstr& x) {
   value out = value::of_bits(a & mask_of(x.type));
   out.provenance = in.provenance;
   write(t, x.ops[0], out);
+}
+
+// isspacep.space p, a (PTX ISA): whether the generic address a lies in the window of the state
+// space. gpueq's generic address space (exec/engine.hpp, namespace address) has a local window, a
+// shared window (the executing CTA's shared memory at offsets below 2^24, a cluster CTA's with its
+// rank + 1 in the bits from 24 on: exec/semantics/cluster.hpp) and the global window, which is
+// every other address: tensors, .global arrays, and .const arrays too (the ISA does not say where
+// the constant window lies; gpueq keeps constant memory among the global regions). So:
+//   .global                  outside the shared and local windows, .const arrays included
+//   .const                   inside a .const array (or a CUtensorMap parameter's 128 bytes)
+//   .local                   inside the local window
+//   .shared, .shared::cta    inside the shared window, in the executing CTA's shared memory
+//                            (.shared means .shared::cta, as the ISA states)
+//   .shared::cluster         inside the shared window, in some CTA's of the cluster (without a
+//                            cluster, the CTA's own)
+//   .param, .param::entry    false: a kernel parameter has no generic address in gpueq (taking
+//                            one stops the run as not modelled), so no address a kernel can form
+//                            lies in the parameter window
+// A window is a range of addresses, not the memory allocated in it: a shared address past the
+// last shared array is still in the shared window (using it is the out-of-bounds error).
+template <value_domain D, observer O>
+inline void engine<D, O>::isspacep(std::uint32_t t, const xinstr& x) {
+  const auto& mods = p_.function->instructions[pc_[t]].mods;
+  bool cluster = false, entry = false;
+  for (std::uint32_t id : mods) {
+    cluster = cluster || p_.str(id) == ".shared::cluster";
+    entry = entry || p_.str(id) == ".param::entry";
+  }
+  bool known_mods = x.unknown_mods.empty() || (x.unknown_mods.size() == 1 && entry);
+  if ((!x.has_space && !entry) || !known_mods || x.flags || (x.type != vtype::none && x.type != vtype::u32 &&
+                                                            x.type != vtype::u64))
+    fail_at(error_kind::unsupported, t,
+            "isspacep needs one state space: .const, .global, .local, .shared{::cta, ::cluster} or .param{::entry}");
+  const std::uint64_t a = to_bits(read(t, x.ops[1]), t);
+  const bool local = a >= address::local_window && a - address::local_window < address::window_size;
+  const bool shared = a >= address::shared_window && a - address::shared_window < address::window_size;
+  bool in = false;
+  if (entry) {
+    in = false;
+  } else {
+    switch (x.space) {
+      case ptx::state_space::global: in = !local && !shared; break;
+      case ptx::state_space::local: in = local; break;
+      case ptx::state_space::shared: {
+        const std::uint64_t field = shared ? (a - address::shared_window) >> rank_shift : ~std::uint64_t{0};
+        in = shared && (cluster ? field <= cluster_ctas_ : field == 0 || field - 1 == rank_of(t));
+        break;
+      }
+      case ptx::state_space::constant: {
+        if (local || shared) break;
+        auto it = std::upper_bound(global_order_.begin(), global_order_.end(), a,
+                                   [&](std::uint64_t v, std::uint32_t index) { return v < regions_[index].base; });
+        if (it != global_order_.begin()) {
+          const region<real>& r = regions_[*(it - 1)];
+          in = r.space == memory_space::constant && a - r.base < r.bytes;
+        }
+        break;
+      }
+      default: in = false; break;  // .param: see above
+    }
+  }
+  write(t, x.ops[0], value::of_bits(in));
 }
 
 }  // namespace gpueq::exec
