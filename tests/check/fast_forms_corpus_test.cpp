@@ -14,6 +14,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <sstream>
+#include <type_traits>
+
 #include <deque>
 #include <filesystem>
 #include <set>
@@ -133,6 +137,8 @@ side_run<typename D::result> run_side(D& d, const exec::program& p, const check:
 
 template <class R>
 void same_runs(const side_run<R>& fast, const side_run<R>& slow) {
+  INFO("fast forms: " << (fast.run.error ? fast.run.error->message : std::string("no error"))
+                      << "; generic path: " << (slow.run.error ? slow.run.error->message : std::string("no error")));
   REQUIRE(fast.run.error.has_value() == slow.run.error.has_value());
   if (fast.run.error) {
     CHECK(fast.run.error->kind == slow.run.error->kind);
@@ -150,10 +156,19 @@ void same_runs(const side_run<R>& fast, const side_run<R>& slow) {
   for (auto& [name, vals] : fast.run.values) {
     const auto& other = slow.run.values.at(name);
     REQUIRE(vals.size() == other.size());
-    std::size_t differ = 0;
+    std::size_t differ = 0, first = vals.size();
     for (std::size_t i = 0; i < vals.size(); ++i)
-      if (vals[i].has_value() != other[i].has_value() || (vals[i] && !check::same_result(*vals[i], *other[i]))) ++differ;
-    INFO(name);
+      if (vals[i].has_value() != other[i].has_value() || (vals[i] && !check::same_result(*vals[i], *other[i]))) {
+        ++differ;
+        first = std::min(first, i);
+      }
+    std::ostringstream where;
+    where << name << (std::is_same_v<R, double> ? " (float32)" : " (symbolic)");
+    if (first < vals.size()) {
+      where << ", first difference at element " << first;
+      if (vals[first] && other[first]) where << ": fast forms " << *vals[first] << ", generic path " << *other[first];
+    }
+    INFO(where.str());
     CHECK(differ == 0);
   }
 }

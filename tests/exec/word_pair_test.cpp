@@ -93,3 +93,80 @@ TEST_CASE("a shift that mixes a symbolic word's bits with others is not structur
   CHECK(e.kind == exec::error_kind::not_structured);
   CHECK(contains(e.message, "shl.b64"));
 }
+
+namespace {
+
+// Thread 0: the pair (x0, x1); a truncating st.u32 of the pair stores its low word.
+constexpr std::string_view pair_carry_and_store = R"(
+.visible .entry pair_carry_and_store(.param .u64 x_param, .param .u64 y_param, .param .u64 z_param)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<12>;
+  ld.param.u64 %rd1, [x_param];
+  ld.param.u64 %rd2, [y_param];
+  ld.param.u64 %rd3, [z_param];
+  ld.global.v2.b32 {%r1, %r2}, [%rd1];
+  mov.b64 %rd4, {%r1, %r2};
+  st.global.u32 [%rd2], %rd4;
+  ret;
+}
+)";
+
+// What would mix a symbolic word's bits: a -0 word beside it (0x80000000 is no real's bits but
+// 0's sign), and 16-bit pieces of it.
+constexpr std::string_view pair_negative_zero = R"(
+.visible .entry pair_negative_zero(.param .u64 x_param, .param .u64 y_param)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [x_param];
+  ld.param.u64 %rd2, [y_param];
+  ld.global.f32 %r1, [%rd1];
+  cvt.u64.u32 %rd3, %r1;
+  or.b64 %rd4, %rd3, -9223372036854775808;
+  mov.b64 {%r2, %r3}, %rd4;
+  st.global.u32 [%rd2], %r3;
+  ret;
+}
+)";
+
+constexpr std::string_view pair_in_halves = R"(
+.visible .entry pair_in_halves(.param .u64 x_param, .param .u64 y_param)
+{
+  .reg .b16 %rs<6>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [x_param];
+  ld.param.u64 %rd2, [y_param];
+  ld.global.v2.b32 {%r1, %r2}, [%rd1];
+  mov.b64 %rd3, {%r1, %r2};
+  mov.b64 {%rs1, %rs2, %rs3, %rs4}, %rd3;
+  st.global.u16 [%rd2], %rs2;
+  ret;
+}
+)";
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("a truncating store of a word pair keeps its low word", D, DOMAINS) {
+  auto k = load(pair_carry_and_store, "pair_carry_and_store.ptx");
+  exec::launch l = one_cta(1, {in_f32("x", 2), out_f32("y", 1), out_f32("z", 1)});
+  values v = small_integers(9);
+  fixture<D> f(v);
+  auto r = run(*k, l, f.d);
+  REQUIRE_MESSAGE(!r.error, r.error->message);
+  REQUIRE(r.out.at("y")[0].has_value());
+  CHECK(f.at(*r.out.at("y")[0], l) == v("x", 0));
+}
+
+TEST_CASE("a -0 word or 16-bit pieces beside a symbolic word are not structured") {
+  fixture<exec::symbolic_domain> f(small_integers(5));
+  auto k = load(pair_negative_zero, "pair_negative_zero.ptx");
+  auto e = expect_error(*k, one_cta(1, {in_f32("x", 1), out_int("y", 1)}), f.d);
+  CHECK(e.kind == exec::error_kind::not_structured);
+  CHECK(contains(e.message, "or.b64"));
+  auto h = load(pair_in_halves, "pair_in_halves.ptx");
+  auto e2 = expect_error(*h, one_cta(1, {in_f32("x", 2), out_int("y", 1, 2)}), f.d);
+  CHECK(e2.kind == exec::error_kind::not_structured);
+  CHECK(contains(e2.message, "mov.b64"));
+}

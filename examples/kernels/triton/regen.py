@@ -134,7 +134,6 @@ VARIANTS = [
     ("layernorm", "layernorm_rows", LN_ARGS, dict(BLOCK=LN_COLS), 4, (80, 90)),
     ("layernorm", "layernorm_rows_unbiased", LN_ARGS, dict(BLOCK=LN_COLS), 4, (80, )),
     ("scan", "cumsum_rows", SC_ARGS, dict(BLOCK=SC_COLS), 4, (80, 90)),
-    ("scan", "cumsum_rows_exclusive", SC_ARGS, dict(BLOCK=SC_COLS), 4, (80, )),
     ("rmsnorm", "rms_norm_rows", RMS_ARGS, dict(N=RMS_COLS), 4, (80, 90)),
     ("rmsnorm", "rms_norm_rows_no_eps", RMS_ARGS, dict(N=RMS_COLS), 4, (80, )),
     ("swiglu", "swiglu", SW_ARGS, dict(BLOCK=256), 4, (80, 90)),

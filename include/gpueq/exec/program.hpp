@@ -263,7 +263,10 @@ inline const boost::unordered_flat_map<std::string_view, modifier_meaning>& modi
                                ".L1::evict_normal", ".L1::evict_unchanged",
                                // fence.mbarrier_init orders an mbarrier's init for the cluster's
                                // other CTAs; within one CTA the barrier after the init does.
-                               ".mbarrier_init"})
+                               ".mbarrier_init",
+                               // atom.add.noftz.f16/.f16x2/.bf16: subnormals are not flushed, which is
+                               // what every gpueq domain does anyway.
+                               ".noftz"})
       t.emplace(s, modifier_meaning{w::ignore, 0});
     return t;
   }();

@@ -23,8 +23,8 @@ inline void engine<D, O>::atomic(std::uint32_t t, const xinstr& x, std::uint32_t
   std::size_t at = has_result ? 1 : 0;
   address_value addr = effective_address(t, x.ops[at]);
   const std::uint32_t w = access_width(x);
-  // A vector atomic (sm_90's `atom/red.global.add.v2.f32`, .v4, and the f16/bf16 forms up to
-  // .v8, what atomicAdd on a float2 or float4 compiles to) is one access of all its elements,
+  // A vector atomic (sm_90's `atom/red.global.add.v2.f32`, .v4, and the .f16x2/.bf16x2 forms,
+  // what atomicAdd on a float2 or float4 compiles to) is one access of all its elements,
   // each element its own read-modify-write; the operand and the result are vectors of that size.
   const xoperand& operand = x.ops[at + 1];
   const std::uint32_t n = operand.k == xoperand::kind::vector ? static_cast<std::uint32_t>(operand.elems.size()) : 1;
@@ -39,13 +39,35 @@ inline void engine<D, O>::atomic(std::uint32_t t, const xinstr& x, std::uint32_t
           : x.has(flag::and_) ? atomic_op::and_ : x.has(flag::or_) ? atomic_op::or_ : x.has(flag::xor_) ? atomic_op::xor_
           : atomic_op::other);
   auto k = rkind_of(x.type);
+  // Every source element is read before any old value is written back (a destination register
+  // may be a later element's source).
+  value bs[8];
+  if (n > 8) fail_at(error_kind::unsupported, t, "a vector atomic of more than eight elements");
+  for (std::uint32_t e = 0; e < n; ++e) bs[e] = read(t, operand.k == xoperand::kind::vector ? operand.elems[e] : operand);
+  // A packed type (.f16x2, .bf16x2): each half its own add, min or max.
+  auto halves = [&](const value& v) -> std::pair<real, real> {
+    if (v.t == value::tag::packed && v.k == *k) return {v.r, v.r2};
+    const std::uint64_t bits = to_bits(v, t);
+    const unsigned hw = 8 * bytes(*k);
+    return {guarded([&] { return d_.from_float(bits & ((1ull << hw) - 1), *k); }, t),
+            guarded([&] { return d_.from_float((bits >> hw) & ((1ull << hw) - 1), *k); }, t)};
+  };
   for (std::uint32_t e = 0; e < n; ++e) {
     const std::uint64_t offset = p.offset + std::uint64_t{e} * w;
     value old = load_cell(t, *p.r, offset, w);
-    value b = read(t, n == 1 ? operand : operand.elems[e]);
+    const value& b = bs[e];
     value result;
     bool data = k || is_symbolic(old) || is_symbolic(b);
-    if (x.has(flag::exch)) result = b;
+    if (k && is_packed(x.type) && (x.has(flag::add) || x.has(flag::min) || x.has(flag::max))) {
+      aop o = x.has(flag::add) ? aop::add : x.has(flag::min) ? aop::min : aop::max;
+      auto [olo, ohi] = halves(old);
+      auto [blo, bhi] = halves(b);
+      real lo[2] = {olo, blo}, hi[2] = {ohi, bhi};
+      result = value::of_packed(guarded([&] { return d_.arith(o, lo, *k, float_mode{}); }, t),
+                                guarded([&] { return d_.arith(o, hi, *k, float_mode{}); }, t), *k);
+    } else if (is_packed(x.type)) {
+      fail_at(error_kind::unsupported, t, "this atomic operation on a packed type (add, min and max are modelled)");
+    } else if (x.has(flag::exch)) result = b;
     else if (x.has(flag::cas)) {
       value c = read(t, x.ops[at + 2]);
       if (is_symbolic(old) || is_symbolic(b)) fail_at(error_kind::not_structured, t, "compare-and-swap on symbolic data");
@@ -71,7 +93,7 @@ inline void engine<D, O>::atomic(std::uint32_t t, const xinstr& x, std::uint32_t
     }
     p.r->store(offset, w, result);
     if (!has_result) continue;
-    const xoperand& dst = n == 1 ? x.ops[0] : x.ops[0].elems[e];
+    const xoperand& dst = x.ops[0].k == xoperand::kind::vector ? x.ops[0].elems[e] : x.ops[0];
     // The old value an atomic returns depends on the order of the threads' atomics; with
     // symbolic data that order is one schedule among many, so such a result may not be used.
     if (D::symbolic && data && dst.k != xoperand::kind::sink) {

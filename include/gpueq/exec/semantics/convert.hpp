@@ -133,7 +133,8 @@ inline void engine<D, O>::cvt(std::uint32_t t, const xinstr& x) {
     return write(t, x.ops[0], value::of_packed(a.r, guarded([&] { return d_.from_float(0, rkind::f32); }, t), rkind::f32));
   // The low half of a packed pair cut to the half's width: `cvt.u16.u32 %rs, %r` after
   // cvt.rn.f16x2.e4m3x2 (how nvcc takes an fp8's f16 out of the pair) is that half, symbolic or not.
-  if (a.t == value::tag::packed && !x.has(flag::sat) && bytes(to) == bytes(a.k) && !is_signed(to))
+  if (a.t == value::tag::packed && !x.has(flag::sat) && bytes(to) == bytes(a.k) && bytes(from) >= bytes(a.k) &&
+      !is_signed(to))
     return write(t, x.ops[0], value::of_real(a.r, a.k));
   std::uint64_t bits = to_bits(a, t);
   std::int64_t v = is_signed(from) ? sext(bits, from) : static_cast<std::int64_t>(bits & mask_of(from));

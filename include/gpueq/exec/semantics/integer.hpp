@@ -48,11 +48,17 @@ inline void engine<D, O>::integer_op(std::uint32_t t, const xinstr& x) {
     fail_at(error_kind::unsupported, t, "three-input min/max exists for .f32 only (PTX ISA)");
   value in[5];
   for (std::size_t i = 0; i < n && i < 5; ++i) in[i] = read(t, x.ops[i + 1]);
+  // A word pair (two f32 values without bits of their own: symbolic, or in the exact domain a
+  // rational no f32 holds) takes part word by word or not at all.
+  for (std::size_t i = 0; i < n && i < 5; ++i)
+    if (in[i].t == value::tag::packed && in[i].k == rkind::f32) {
+      if (auto v = word_pair_op(t, x, in, n)) return write(t, x.ops[0], *v);
+      break;
+    }
   if constexpr (D::symbolic) {
     bool symbolic = false;
     for (std::size_t i = 0; i < n && i < 5; ++i) symbolic = symbolic || is_symbolic(in[i]);
     if (symbolic) {
-      if (auto v = word_pair_op(t, x, in, n)) return write(t, x.ops[0], *v);
       auto o = data_op(x);
       if (!o || x.op == op::bfe)
         fail_at(error_kind::not_structured, t,
@@ -115,10 +121,15 @@ inline void engine<D, O>::integer_op(std::uint32_t t, const xinstr& x) {
   std::uint64_t r = 0;
   vtype out = ty;
   switch (x.op) {
-    case op::add: case op::addc: r = carry_add(a, b); break;
+    case op::add: case op::addc:
+      r = carry_add(a, b);
+      // add.sat.s32 (the ISA's only .sat integer add) clamps to the s32 range instead of wrapping.
+      if (x.has(flag::sat) && x.op == op::add) r = static_cast<std::uint64_t>(std::clamp<std::int64_t>(sa + sb, INT32_MIN, INT32_MAX));
+      break;
     case op::sub: case op::subc:
       r = a - b - cf;
       carry_out = static_cast<u128>(ua) < static_cast<u128>(ub) + cf;  // the borrow out
+      if (x.has(flag::sat) && x.op == op::sub) r = static_cast<std::uint64_t>(std::clamp<std::int64_t>(sa - sb, INT32_MIN, INT32_MAX));
       break;
     case op::mul: {
       std::uint64_t lo, hi;
@@ -136,8 +147,19 @@ inline void engine<D, O>::integer_op(std::uint32_t t, const xinstr& x) {
       if (x.has(flag::wide)) out = wide_type();
       break;
     }
-    case op::mul24: r = static_cast<std::uint64_t>(sext(a, vtype::s32) * sext(b, vtype::s32)); break;
-    case op::mad24: r = static_cast<std::uint64_t>(sext(a, vtype::s32) * sext(b, vtype::s32)) + c; break;
+    // The product of the operands' low 24 bits (sign-extended from bit 23 for .s32), 48 bits:
+    // .lo its bits 0..31, .hi its bits 16..47 (PTX ISA mul24/mad24); mad24 adds c to that.
+    case op::mul24: case op::mad24: {
+      auto low24 = [&](std::uint64_t v) {
+        return s ? (static_cast<std::int64_t>(v << 40) >> 40) : static_cast<std::int64_t>(v & 0xffffff);
+      };
+      const std::int64_t p = low24(a) * low24(b);
+      r = x.has(flag::hi) ? static_cast<std::uint64_t>(p >> 16) : static_cast<std::uint64_t>(p);
+      if (x.op == op::mad24) r += c;
+      if (x.op == op::mad24 && x.has(flag::sat))  // mad24.hi.sat.s32: the sum clamped to s32
+        r = static_cast<std::uint64_t>(std::clamp<std::int64_t>((p >> 16) + sext(c, vtype::s32), INT32_MIN, INT32_MAX));
+      break;
+    }
     case op::sad: r = (s ? static_cast<std::uint64_t>(std::abs(sa - sb)) : (ua > ub ? ua - ub : ub - ua)) + c; break;
     case op::div:
       if (ub == 0) fail_at(error_kind::domain, t, "integer division by zero");
@@ -359,7 +381,8 @@ template <value_domain D, observer O>
 inline auto engine<D, O>::word_pair_op(std::uint32_t t, const xinstr& x, const value* in, std::size_t n)
     -> std::optional<value> {
   using op = ptx::opcode;
-  if (bytes(x.type) != 8 || n != 2) return std::nullopt;
+  // (.cc: the carry out is a bit of the sum; the caller's integer path writes it, or fails.)
+  if (bytes(x.type) != 8 || n != 2 || x.has(flag::cc)) return std::nullopt;
   if (x.op != op::shl && x.op != op::shr && x.op != op::and_ && x.op != op::or_ && x.op != op::xor_ && x.op != op::add)
     return std::nullopt;
   struct word {
@@ -413,10 +436,18 @@ inline auto engine<D, O>::word_pair_op(std::uint32_t t, const xinstr& x, const v
     }
   }
   if (r[0].known && r[1].known) return value::of_bits(std::uint64_t{r[0].bits} | std::uint64_t{r[1].bits} << 32);
-  auto real_of = [&](const word& w) {
-    return w.known ? guarded([&] { return d_.from_float(w.bits, rkind::f32); }, t) : w.r;
-  };
-  return value::of_packed(real_of(r[0]), real_of(r[1]), rkind::f32);
+  // A known word beside a symbolic one is kept as the f32 value of its bits, which must give the
+  // bits back: a -0 (0x80000000, the real 0 over the reals) or a NaN would not.
+  real rs[2];
+  for (int i = 0; i < 2; ++i) {
+    if (!r[i].known) {
+      rs[i] = r[i].r;
+      continue;
+    }
+    rs[i] = guarded([&] { return d_.from_float(r[i].bits, rkind::f32); }, t);
+    if (d_.float_bits(rs[i], rkind::f32) != std::optional<std::uint64_t>(r[i].bits)) return std::nullopt;
+  }
+  return value::of_packed(rs[0], rs[1], rkind::f32);
 }
 
 // Integer forms: every source register must hold concrete bits.

@@ -463,7 +463,7 @@ inline void engine<D, O>::load(std::uint32_t t, const xinstr& x, std::uint32_t p
       fail_at(error_kind::unsupported, t, "a parameter read other than of a kernel parameter by name");
     std::uint32_t i = it->second.index;
     if (!l_.params[i].fields.empty()) {  // a struct passed by value: each element reads one field
-      for (std::uint32_t e = 0; e < n; ++e) write(t, n == 1 ? dst : dst.elems[e], param_field(t, i, a.imm + std::uint64_t{e} * w, w));
+      for (std::uint32_t e = 0; e < n; ++e) write(t, dst.k == xoperand::kind::vector ? dst.elems[e] : dst, param_field(t, i, a.imm + std::uint64_t{e} * w, w));
       return;
     }
     if (a.imm != 0 || n != 1) fail_at(error_kind::unsupported, t, "a parameter read other than a whole scalar parameter");
@@ -483,7 +483,7 @@ inline void engine<D, O>::load(std::uint32_t t, const xinstr& x, std::uint32_t p
     value& v = vs[i];
     if (v.t == value::tag::bits && is_signed(x.type)) v.bits = static_cast<std::uint64_t>(sext(v.bits, x.type));
     else if (v.t == value::tag::bits) v.bits &= mask_of(x.type);
-    write(t, n == 1 ? dst : dst.elems[i], std::move(v));
+    write(t, dst.k == xoperand::kind::vector ? dst.elems[i] : dst, std::move(v));  // ({ %r }: a vector of one)
   }
 }
 
@@ -500,8 +500,12 @@ inline void engine<D, O>::store(std::uint32_t t, const xinstr& x, std::uint32_t 
   std::vector<value> vs;
   std::vector<value_identity> ids;
   for (std::uint32_t i = 0; i < n; ++i) {
-    value v = read(t, n == 1 ? src : src.elems[i]);
+    value v = read(t, src.k == xoperand::kind::vector ? src.elems[i] : src);
     if (v.t == value::tag::bits) v.bits &= mask_of(x.type);
+    // A pair stored narrower than itself (st.u32 of a 64-bit word pair, st.u16 of an f16x2) keeps
+    // its low half, or the bits of its low bytes (to_bits fails on symbolic halves).
+    if (v.t == value::tag::packed && w != 2 * bytes(v.k))
+      v = w == bytes(v.k) ? value::of_real(v.r, v.k) : value::of_bits(to_bits(v, t) & mask_of(x.type));
     if (v.t == value::tag::predicate) fail_at(error_kind::not_structured, t, "a store of a symbolic predicate");
     ids.push_back(identity_of(v));
     vs.push_back(std::move(v));
@@ -684,8 +688,9 @@ inline bool engine<D, O>::fast_store(std::uint32_t t, lane_regs regs, const fast
   const value& base = regs[f.base];
   if (base.t != value::tag::bits) return false;
   for (std::uint32_t i = 0; i < f.n; ++i)
-    if (!f.is_imm(i) && (regs[f.src[i]].t == value::tag::empty || regs[f.src[i]].t == value::tag::predicate))
-      return false;
+    if (!f.is_imm(i) && (regs[f.src[i]].t == value::tag::empty || regs[f.src[i]].t == value::tag::predicate ||
+                         (regs[f.src[i]].t == value::tag::packed && f.width != 2 * bytes(regs[f.src[i]].k))))
+      return false;  // (a pair stored narrower than itself: store's rule)
   address_value addr{base.bits + f.offset, base.provenance};
   std::uint32_t w = f.width, all = w * f.n;
   if (addr.at & (all - 1)) return false;

@@ -67,18 +67,30 @@ inline auto engine<D, O>::pack(std::uint32_t t, const std::vector<value>& parts,
     return value::of_packed(to_real(parts[0], k, t), to_real(parts[1], k, t), k);
   }
   // Two f32 values as one 64-bit word pair (mov.b64 %rd, {%f1, %f2}; integer.hpp's word_pair_op).
-  if (parts.size() == 2 && width == 4 && (parts[0].t != value::tag::real || parts[0].k == rkind::f32) &&
-      (parts[1].t != value::tag::real || parts[1].k == rkind::f32) &&
-      parts[0].t != value::tag::packed && parts[1].t != value::tag::packed)
-    return value::of_packed(to_real(parts[0], rkind::f32, t), to_real(parts[1], rkind::f32, t), rkind::f32);
+  if (parts.size() == 2 && width == 4 && (parts[0].t == value::tag::bits || parts[0].k == rkind::f32) &&
+      (parts[1].t == value::tag::bits || parts[1].k == rkind::f32) &&
+      parts[0].t != value::tag::packed && parts[1].t != value::tag::packed) {
+    real words[2];
+    for (int i = 0; i < 2; ++i) {
+      words[i] = to_real(parts[i], rkind::f32, t);
+      // Bits beside a symbolic word are kept as their f32 value, which must give them back (not
+      // a -0 or a NaN): integer.hpp's word_pair_op does the same.
+      if (parts[i].t == value::tag::bits &&
+          d_.float_bits(words[i], rkind::f32) != std::optional<std::uint64_t>(parts[i].bits & 0xffffffffu))
+        fail_at(error_kind::not_structured, t, "packing bits that are no f32 value's beside a symbolic value");
+    }
+    return value::of_packed(words[0], words[1], rkind::f32);
+  }
   fail_at(error_kind::not_structured, t, "packing symbolic values other than two halves");
 }
 
 // Piece i of width w bytes of a value.
 template <value_domain D, observer O>
 inline auto engine<D, O>::piece(std::uint32_t t, const value& v, std::uint32_t i, std::uint32_t w) -> value {
-  if (v.t == value::tag::packed && w == 2) return value::of_real(i == 0 ? v.r : v.r2, v.k);
-  if (v.t == value::tag::packed && w == 4 && v.k == rkind::f32) return value::of_real(i == 0 ? v.r : v.r2, v.k);  // a word pair
+  // The halves of a pair of 16-bit (or 8-bit) values, the words of a word pair; other pieces of
+  // them are bits (to_bits fails on symbolic ones).
+  if (v.t == value::tag::packed && w == 2 && bytes(v.k) <= 2) return value::of_real(i == 0 ? v.r : v.r2, v.k);
+  if (v.t == value::tag::packed && w == 4 && v.k == rkind::f32) return value::of_real(i == 0 ? v.r : v.r2, v.k);
   std::uint64_t bits = to_bits(v, t);
   std::uint64_t m = w >= 8 ? ~0ull : (1ull << (8 * w)) - 1;
   return value::of_bits((bits >> (8 * w * i)) & m);

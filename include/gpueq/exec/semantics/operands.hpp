@@ -166,6 +166,9 @@ inline auto engine<D, O>::packed_number(const value& v, rkind k, std::uint32_t t
 
 template <value_domain D, observer O>
 inline std::string engine<D, O>::packed_number_error(rkind half) {
+  if (half == rkind::f32)
+    return "two f32 values held as one 64-bit word pair (LLVM's i64 move of two floats) are read as one number; "
+           "take them apart with mov.b64 {lo, hi} first";
   if (half == rkind::e4m3 || half == rkind::e5m2)
     return std::string("two symbolic ") + (half == rkind::e4m3 ? "e4m3" : "e5m2") +
            " values packed in 16 bits are read as one number (convert them with cvt.f16x2." +
