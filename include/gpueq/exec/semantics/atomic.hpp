@@ -44,14 +44,6 @@ inline void engine<D, O>::atomic(std::uint32_t t, const xinstr& x, std::uint32_t
   value bs[8];
   if (n > 8) fail_at(error_kind::unsupported, t, "a vector atomic of more than eight elements");
   for (std::uint32_t e = 0; e < n; ++e) bs[e] = read(t, operand.k == xoperand::kind::vector ? operand.elems[e] : operand);
-  // A packed type (.f16x2, .bf16x2): each half its own add, min or max.
-  auto halves = [&](const value& v) -> std::pair<real, real> {
-    if (v.t == value::tag::packed && v.k == *k) return {v.r, v.r2};
-    const std::uint64_t bits = to_bits(v, t);
-    const unsigned hw = 8 * bytes(*k);
-    return {guarded([&] { return d_.from_float(bits & ((1ull << hw) - 1), *k); }, t),
-            guarded([&] { return d_.from_float((bits >> hw) & ((1ull << hw) - 1), *k); }, t)};
-  };
   for (std::uint32_t e = 0; e < n; ++e) {
     const std::uint64_t offset = p.offset + std::uint64_t{e} * w;
     value old = load_cell(t, *p.r, offset, w);
@@ -59,9 +51,10 @@ inline void engine<D, O>::atomic(std::uint32_t t, const xinstr& x, std::uint32_t
     value result;
     bool data = k || is_symbolic(old) || is_symbolic(b);
     if (k && is_packed(x.type) && (x.has(flag::add) || x.has(flag::min) || x.has(flag::max))) {
+      // A packed type (.f16x2, .bf16x2): each half its own add, min or max, as float_op does.
       aop o = x.has(flag::add) ? aop::add : x.has(flag::min) ? aop::min : aop::max;
-      auto [olo, ohi] = halves(old);
-      auto [blo, bhi] = halves(b);
+      auto [olo, ohi] = packed_halves(old, *k, t);
+      auto [blo, bhi] = packed_halves(b, *k, t);
       real lo[2] = {olo, blo}, hi[2] = {ohi, bhi};
       result = value::of_packed(guarded([&] { return d_.arith(o, lo, *k, float_mode{}); }, t),
                                 guarded([&] { return d_.arith(o, hi, *k, float_mode{}); }, t), *k);

@@ -7,6 +7,7 @@
 #include <gpueq/exec/program.hpp>
 #include <gpueq/exec/values.hpp>
 
+#include <algorithm>
 #include <cstdint>
 
 namespace gpueq::exec {
@@ -23,6 +24,18 @@ inline std::int64_t sext(std::uint64_t v, vtype t) {
   if (b >= 8) return static_cast<std::int64_t>(v);
   unsigned shift = 64 - 8 * b;
   return static_cast<std::int64_t>(v << shift) >> shift;
+}
+
+// v clamped to the range of integer type `to` (cvt's .sat, add.sat.s32, mad24.hi.sat.s32).
+inline std::int64_t clamp(std::int64_t v, vtype to) {
+  std::uint32_t b = bytes(to);
+  if (b >= 8) return is_signed(to) ? v : std::max<std::int64_t>(v, 0);
+  if (is_signed(to)) {
+    std::int64_t hi = (std::int64_t{1} << (8 * b - 1)) - 1, lo = -hi - 1;
+    return std::clamp(v, lo, hi);
+  }
+  std::int64_t hi = (std::int64_t{1} << (8 * b)) - 1;
+  return std::clamp<std::int64_t>(v, 0, hi);
 }
 
 // The rounding (round to nearest when the instruction names none) and flags a float operation runs

@@ -27,17 +27,6 @@
 
 namespace gpueq::exec {
 
-inline std::int64_t clamp(std::int64_t v, vtype to) {
-  std::uint32_t b = bytes(to);
-  if (b >= 8) return is_signed(to) ? v : std::max<std::int64_t>(v, 0);
-  if (is_signed(to)) {
-    std::int64_t hi = (std::int64_t{1} << (8 * b - 1)) - 1, lo = -hi - 1;
-    return std::clamp(v, lo, hi);
-  }
-  std::int64_t hi = (std::int64_t{1} << (8 * b)) - 1;
-  return std::clamp<std::int64_t>(v, 0, hi);
-}
-
 template <value_domain D, observer O>
 inline void engine<D, O>::cvt(std::uint32_t t, const xinstr& x) {
   if (x.types.size() < 2) fail_at(error_kind::unsupported, t, "cvt without two types");

@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
@@ -42,17 +43,7 @@ inline void engine<D, O>::float_op(std::uint32_t t, const xinstr& x) {
   if (n > 3) fail_at(error_kind::unsupported, t, "a floating-point instruction with this many operands");
   if (is_packed(x.type)) {  // elementwise on both halves
     real lo[3], hi[3];
-    for (std::size_t i = 0; i < n; ++i) {
-      value v = read(t, x.ops[i + 1]);
-      if (v.t == value::tag::packed) {
-        lo[i] = v.r;
-        hi[i] = v.r2;
-      } else {
-        std::uint64_t b = to_bits(v, t);
-        lo[i] = guarded([&] { return d_.from_float(b & 0xffff, k); }, t);
-        hi[i] = guarded([&] { return d_.from_float(b >> 16 & 0xffff, k); }, t);
-      }
-    }
+    for (std::size_t i = 0; i < n; ++i) std::tie(lo[i], hi[i]) = packed_halves(read(t, x.ops[i + 1]), k, t);
     real rl = guarded([&] { return d_.arith(o, std::span<const real>(lo, n), k, m); }, t);
     real rh = guarded([&] { return d_.arith(o, std::span<const real>(hi, n), k, m); }, t);
     return write(t, x.ops[0], value::of_packed(rl, rh, k));

@@ -124,12 +124,12 @@ inline void engine<D, O>::integer_op(std::uint32_t t, const xinstr& x) {
     case op::add: case op::addc:
       r = carry_add(a, b);
       // add.sat.s32 (the ISA's only .sat integer add) clamps to the s32 range instead of wrapping.
-      if (x.has(flag::sat) && x.op == op::add) r = static_cast<std::uint64_t>(std::clamp<std::int64_t>(sa + sb, INT32_MIN, INT32_MAX));
+      if (x.has(flag::sat) && x.op == op::add) r = static_cast<std::uint64_t>(clamp(sa + sb, vtype::s32));
       break;
     case op::sub: case op::subc:
       r = a - b - cf;
       carry_out = static_cast<u128>(ua) < static_cast<u128>(ub) + cf;  // the borrow out
-      if (x.has(flag::sat) && x.op == op::sub) r = static_cast<std::uint64_t>(std::clamp<std::int64_t>(sa - sb, INT32_MIN, INT32_MAX));
+      if (x.has(flag::sat) && x.op == op::sub) r = static_cast<std::uint64_t>(clamp(sa - sb, vtype::s32));
       break;
     case op::mul: {
       std::uint64_t lo, hi;
@@ -157,7 +157,7 @@ inline void engine<D, O>::integer_op(std::uint32_t t, const xinstr& x) {
       r = x.has(flag::hi) ? static_cast<std::uint64_t>(p >> 16) : static_cast<std::uint64_t>(p);
       if (x.op == op::mad24) r += c;
       if (x.op == op::mad24 && x.has(flag::sat))  // mad24.hi.sat.s32: the sum clamped to s32
-        r = static_cast<std::uint64_t>(std::clamp<std::int64_t>((p >> 16) + sext(c, vtype::s32), INT32_MIN, INT32_MAX));
+        r = static_cast<std::uint64_t>(clamp((p >> 16) + sext(c, vtype::s32), vtype::s32));
       break;
     }
     case op::sad: r = (s ? static_cast<std::uint64_t>(std::abs(sa - sb)) : (ua > ub ? ua - ub : ub - ua)) + c; break;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
@@ -176,6 +177,16 @@ inline std::string engine<D, O>::packed_number_error(rkind half) {
   return std::string("two symbolic ") + (half == rkind::bf16 ? "bf16" : "f16") +
          " halves packed in 32 bits are read as one number; only a bf16 in the high half with a zero low "
          "half (bf16 to f32, as __bfloat162float does) is a value of its own";
+}
+
+// The two halves of a packed operand (f16x2, bf16x2) as values of kind k: a packed cell's own,
+// else its bits decoded half by half (to_bits fails on symbolic data).
+template <value_domain D, observer O>
+inline auto engine<D, O>::packed_halves(const value& v, rkind k, std::uint32_t t) -> std::pair<real, real> {
+  if (v.t == value::tag::packed) return {v.r, v.r2};
+  const std::uint64_t b = to_bits(v, t);
+  return {guarded([&] { return d_.from_float(b & 0xffff, k); }, t),
+          guarded([&] { return d_.from_float(b >> 16 & 0xffff, k); }, t)};
 }
 
 // The value of a cell as a domain value of kind k (bits are decoded in format k).
