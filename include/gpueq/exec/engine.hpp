@@ -539,15 +539,7 @@ class engine {
   [[gnu::always_inline]] place locate_fast(std::uint32_t t, std::uint32_t pc, ptx::state_space space, address_value a,
                                            std::uint32_t width);
   bool fast_load(std::uint32_t t, lane_regs regs, const fast_form& f, std::uint32_t pc);
-  // The fast load's warp form (memory.hpp): prepare returns the lane up to which the lanes are
-  // ready (their stored values found), warp_load runs those.
-  struct warp_load_plan {
-    region<real>* r = nullptr;
-    std::uint32_t index = 0;
-    std::uint64_t at[warp_size];
-    std::uint32_t slots[warp_size][4];
-  };
-  std::uint32_t warp_load_prepare(std::uint32_t first, std::uint32_t end, std::uint32_t pc, warp_load_plan& plan);
+  // The fast load's warp form (memory.hpp): runs the lanes it can, returns the first it cannot.
   std::uint32_t warp_load(std::uint32_t first, std::uint32_t end, std::uint32_t pc, std::uint32_t& ran);
   bool fast_store(std::uint32_t t, lane_regs regs, const fast_form& f, std::uint32_t pc);
   // atomic.hpp

@@ -102,8 +102,13 @@ inline term_id store::sum_of(std::span<const summand> xs, std::size_t plain_from
     c = n.payload, f = product_entries(t)[0].base;
     return dot_factor(f);
   };
-  std::vector<dot_entry> es;
-  std::vector<term_id> items;
+  // The store's own vectors, not fresh ones: a GEMM closes thousands of sums, and fresh memory
+  // for each (malloc, free, first touches) was a fifth of sum_of in the symbolic hgemm. Nothing
+  // sum_of calls (scale, mul, dot, add) calls it again.
+  std::vector<dot_entry>& es = sum_of_entries_;
+  std::vector<term_id>& items = sum_of_items_;
+  es.clear();
+  items.clear();
   es.reserve(xs.size());
   // c·t for a term t (c a constant index): a product of two dot factors (or the square of one) is
   // a dot entry; a sum short enough that add() would flatten it gives its own entries (so a sum

@@ -32,6 +32,10 @@ inline void engine<D, O>::layout_memory(run_info& info) {
   // Global tensors first, so tensor i is region i.
   for (std::uint32_t i = 0; i < l_.tensors.size(); ++i) {
     const auto& t = l_.tensors[i];
+    if (t.bytes() > region<real>::max_bytes)  // check::spec refuses such shapes (max_tensor_bytes)
+      throw run_failure(run_error{error_kind::unsupported, 0, 0, false,
+                                  "tensor " + t.name + ": " + std::to_string(t.bytes()) +
+                                      " bytes, more than the 2^40 a tensor may have"});
     region<real> r;
     r.space = memory_space::global;
     r.name = t.name;
@@ -569,46 +573,27 @@ inline bool engine<D, O>::fast_load(std::uint32_t t, lane_regs regs, const fast_
   return true;
 }
 
-// Warp-wide fast loads (warp_lanes): fast_load's work for the lanes of one warp in two parts.
-// warp_load_prepare finds, for the lanes in order, the place each reads and the stored values
-// there, prefetching them, and stops at the first lane that does not read whole stored values in
-// the instruction's hinted region (a guard, an address outside that region or in local memory,
-// a misaligned one, a read of pieces, an unwritten byte other than an input element's): that
-// lane and the ones after it go through fast_load one by one. An input element read for the first
-// time is materialized there, in lane order, as fast_load would (load_pieces); nothing else
-// changes. warp_load then gives each ready lane, in lane order, the observer's read event and its
-// registers, as fast_load does. Reading the ready lanes' values before any lane's event and
-// write is the same as interleaving them: such a read changes no memory, and the registers
-// written are each lane's own.
+// Warp-wide fast loads (warp_lanes): fast_load's work for the lanes of one warp, in lane order,
+// in one pass: each lane's place, its stored values, its read event and its registers. It stops
+// at the first lane that does not read whole stored values in the instruction's hinted region (a
+// guard, an address outside that region or in local memory, a misaligned one, a read of pieces,
+// an unwritten byte other than an input element's): that lane and the ones after it go through
+// fast_load one by one. An input element read for the first time is materialized (load_pieces)
+// in its lane's turn, as fast_load would. A lane's base register is read before its destination
+// is written, as in fast_load; the registers written are each lane's own.
 template <value_domain D, observer O>
-inline std::uint32_t engine<D, O>::warp_load_prepare(std::uint32_t first, std::uint32_t end, std::uint32_t pc,
-    warp_load_plan& plan) {
+inline std::uint32_t engine<D, O>::warp_load(std::uint32_t first, std::uint32_t end, std::uint32_t pc,
+    std::uint32_t& ran) {
   const fast_form& f = p_.fast[pc];
   const std::uint32_t hinted = hint_[pc];
   if (f.guarded || hinted == ~0u) return first;
   const fast_window& win = windows_[hinted];
   region<real>& r = *win.r;
-  plan.r = &r;
-  plan.index = hinted;
-  const std::uint32_t w = f.width, all = w * f.n;
-  const value* base = warp_regs(first) + std::size_t{f.base} * warp_size;
-  // Whether element e of lane t reads the whole value stored at its place (its slot found).
-  auto exact = [&](std::uint32_t t, std::uint32_t e) {
-    const auto& sv = r.value(plan.slots[t - first][e]);
-    return sv.offset == plan.at[t - first] + std::uint64_t{e} * w && sv.width == w && sv.intact;
-  };
-  // The lanes before `checked` are known to read whole values; check those before lane `upto`
-  // (and its elements before `e`): the first that does not, or upto.
-  std::uint32_t checked = first;
-  auto check = [&](std::uint32_t upto, std::uint32_t elements) {
-    for (; checked < upto; ++checked)
-      if (status_[checked] != status::exited)
-        for (std::uint32_t e = 0; e < f.n; ++e)
-          if (!exact(checked, e)) return checked;
-    for (std::uint32_t e = 0; e < elements; ++e)
-      if (!exact(upto, e)) return upto;
-    return end;  // all of them do
-  };
+  const std::uint32_t w = f.width, n = f.n, all = w * n;
+  value* regs = warp_regs(first);
+  const value* base = regs + std::size_t{f.base} * warp_size;
+  const bool generic = f.space == ptx::state_space::generic;
+  const bool window_shared = win.shared;
   auto materializable = [&](std::uint64_t off) {
     if (!(r.inputs || r.given) || w != r.element_bytes || off % w != 0) return false;
     for (std::uint32_t b = 0; b < w; ++b)
@@ -618,28 +603,25 @@ inline std::uint32_t engine<D, O>::warp_load_prepare(std::uint32_t first, std::u
   std::uint32_t t = first;
   for (; t < end; ++t) {
     if (status_[t] == status::exited) continue;
-    const value& b = base[t - first];
+    const std::uint32_t lane = t - first;
+    const value& b = base[lane];
     if (b.t != value::tag::bits || (b.provenance != 0 && b.provenance != hinted + 1)) break;
     std::uint64_t addr = b.bits + f.offset;
     if (addr & (all - 1)) break;
     bool shared = f.space == ptx::state_space::shared;
-    if (f.space == ptx::state_space::generic) {
+    if (generic) {
       shared = addr >= address::shared_window && addr < address::shared_window + address::window_size;
       if (shared) addr -= address::shared_window;
       else if (addr >= address::local_window && addr < address::local_window + address::window_size) break;
     }
-    if (win.shared != shared || addr < win.base || addr - win.base + all > win.bytes) break;
+    if (window_shared != shared || addr < win.base || addr - win.base + all > win.bytes) break;
     const std::uint64_t off = addr - win.base;
-    plan.at[t - first] = off;
-    bool ready = true;
-    for (std::uint32_t e = 0; e < f.n && ready; ++e) {
+    std::uint32_t slots[4];
+    std::uint32_t e = 0;
+    for (; e < n; ++e) {
       const std::uint64_t at = off + std::uint64_t{e} * w;
       std::uint32_t s = r.slot(at);
       if (s == 0 && materializable(at)) {
-        // An input element's first read: materialize it (load_pieces), as fast_load would, once
-        // every read before it in lane order is known to be a whole value, so that the inputs
-        // are made in the order the lanes one by one would make them.
-        if (std::uint32_t bad = check(t, e); bad != end) return bad;
         try {
           load_pieces(t, r, at, w);
           s = r.slot(at);
@@ -647,40 +629,22 @@ inline std::uint32_t engine<D, O>::warp_load_prepare(std::uint32_t first, std::u
           // not ready: fast_load meets the same error in this lane's turn
         }
       }
-      ready = s != 0;
-      if (ready) __builtin_prefetch(&r.value(s));
-      plan.slots[t - first][e] = s;
+      if (s == 0) break;
+      const auto& sv = r.value(s);
+      if (sv.offset != at || sv.width != w || !sv.intact) break;
+      slots[e] = s;
     }
-    if (!ready) break;
-  }
-  // Then whether the rest of those lanes read whole values (their lines already on the way).
-  const std::uint32_t found = t;
-  const std::uint32_t bad = check(found, 0);
-  return bad != end ? bad : found;
-}
-
-template <value_domain D, observer O>
-inline std::uint32_t engine<D, O>::warp_load(std::uint32_t first, std::uint32_t end, std::uint32_t pc,
-    std::uint32_t& ran) {
-  warp_load_plan plan;
-  const std::uint32_t ready = warp_load_prepare(first, end, pc, plan);
-  if (ready == first) return first;
-  const fast_form& f = p_.fast[pc];
-  region<real>& r = *plan.r;
-  value* regs = warp_regs(first);
-  for (std::uint32_t t = first; t < ready; ++t) {
-    if (status_[t] == status::exited) continue;
-    const std::uint32_t lane = t - first;
-    observe(t, place{&r, plan.index, plan.at[lane]}, std::uint32_t{f.width} * f.n, access_kind::read, pc);
-    for (std::uint32_t e = 0; e < f.n; ++e) {
-      value v = r.value(plan.slots[lane][e]).value;
+    if (e != n) break;
+    observe(t, place{&r, hinted, off}, all, access_kind::read, pc);
+    for (e = 0; e < n; ++e) {
+      value v = r.value(slots[e]).value;
       if (v.t == value::tag::bits) v.bits = cut(v.bits, f.t_shift, f.t_signed);
       regs[std::size_t{f.dst[e]} * warp_size + lane] = std::move(v);
     }
     pc_[t] = pc + 1;
     ++ran;
   }
-  return ready;
+  return t;
 }
 
 template <value_domain D, observer O>
