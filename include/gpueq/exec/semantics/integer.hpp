@@ -248,8 +248,8 @@ inline void engine<D, O>::integer_op(std::uint32_t t, const xinstr& x) {
       if (x.types.size() != 2 || !int32_type(x.types[0]) || !int32_type(x.types[1]))
         fail_at(error_kind::unsupported, t, std::string(ptx::name(x.op)) + " needs two types, each .u32 or .s32");
       const bool sa_signed = x.types[0] == vtype::s32, sb_signed = x.types[1] == vtype::s32;
-      auto part = [](std::uint64_t v, unsigned i, unsigned bits, bool sgn) {
-        std::uint64_t p = (v >> (bits * i)) & ((std::uint64_t{1} << bits) - 1);
+      auto part = [](std::uint64_t v, unsigned index, unsigned bits, bool sgn) {
+        std::uint64_t p = (v >> (bits * index)) & ((std::uint64_t{1} << bits) - 1);
         if (sgn && (p >> (bits - 1)) & 1) return static_cast<std::int64_t>(p) - (std::int64_t{1} << bits);
         return static_cast<std::int64_t>(p);
       };
@@ -398,9 +398,9 @@ inline auto engine<D, O>::word_pair_op(std::uint32_t t, const xinstr& x, const v
     }
     if (v.t != value::tag::packed || v.k != rkind::f32) return false;
     const real* rs[2] = {&v.r, &v.r2};
-    for (int i = 0; i < 2; ++i) {
-      if (auto b = d_.float_bits(*rs[i], rkind::f32)) w[i].bits = static_cast<std::uint32_t>(*b);
-      else w[i] = {false, 0, *rs[i]};
+    for (int h = 0; h < 2; ++h) {
+      if (auto b = d_.float_bits(*rs[h], rkind::f32)) w[h].bits = static_cast<std::uint32_t>(*b);
+      else w[h] = {false, 0, *rs[h]};
     }
     return true;
   };
