@@ -431,6 +431,7 @@ class engine {
   bool truth(std::uint32_t t, const value& v);
   std::optional<real> packed_number(const value& v, rkind k, std::uint32_t t);
   std::pair<real, real> packed_halves(const value& v, rkind k, std::uint32_t t);
+  std::optional<real> f32_word(std::uint64_t bits, std::uint32_t t);
   static std::string packed_number_error(rkind half);
   real to_real(const value& v, rkind k, std::uint32_t t);
   std::uint64_t to_bits(const value& v, std::uint32_t t);

@@ -77,6 +77,10 @@ struct xoperand {
   std::uint32_t sym = 0;           // interned symbol name (symbol, address with a symbol base)
   std::uint64_t imm = 0;           // immediate bits; address / symbol offset
   std::vector<xoperand> elems;  // vector {a, b, ...} and pair d|p
+  // A data operand as a list: a vector's elements, or the operand itself as a list of one
+  // (ld/st/atom `{ %r }` is a vector of one, `%r` a list of one).
+  std::uint32_t elements() const { return k == kind::vector ? static_cast<std::uint32_t>(elems.size()) : 1; }
+  const xoperand& element(std::size_t e) const { return k == kind::vector ? elems[e] : *this; }
 };
 
 // The fast forms (see the header comment). Integer forms need concrete bits in every source

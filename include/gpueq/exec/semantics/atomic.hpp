@@ -27,8 +27,8 @@ inline void engine<D, O>::atomic(std::uint32_t t, const xinstr& x, std::uint32_t
   // what atomicAdd on a float2 or float4 compiles to) is one access of all its elements,
   // each element its own read-modify-write; the operand and the result are vectors of that size.
   const xoperand& operand = x.ops[at + 1];
-  const std::uint32_t n = operand.k == xoperand::kind::vector ? static_cast<std::uint32_t>(operand.elems.size()) : 1;
-  if (n != (x.vec > 1 ? x.vec : 1u) || (has_result && (x.ops[0].k == xoperand::kind::vector ? x.ops[0].elems.size() : 1) != n))
+  const std::uint32_t n = operand.elements();
+  if (n != (x.vec > 1 ? x.vec : 1u) || (has_result && x.ops[0].elements() != n))
     fail_at(error_kind::unsupported, t, "a vector atomic whose operands do not have the vector's size");
   if (n > 1 && !(x.has(flag::add) || x.has(flag::min) || x.has(flag::max)))
     fail_at(error_kind::unsupported, t, "a vector atomic other than add, min or max (the PTX ISA's forms)");
@@ -43,7 +43,7 @@ inline void engine<D, O>::atomic(std::uint32_t t, const xinstr& x, std::uint32_t
   // may be a later element's source).
   value bs[8];
   if (n > 8) fail_at(error_kind::unsupported, t, "a vector atomic of more than eight elements");
-  for (std::uint32_t e = 0; e < n; ++e) bs[e] = read(t, operand.k == xoperand::kind::vector ? operand.elems[e] : operand);
+  for (std::uint32_t e = 0; e < n; ++e) bs[e] = read(t, operand.element(e));
   for (std::uint32_t e = 0; e < n; ++e) {
     const std::uint64_t offset = p.offset + std::uint64_t{e} * w;
     value old = load_cell(t, *p.r, offset, w);
@@ -86,7 +86,7 @@ inline void engine<D, O>::atomic(std::uint32_t t, const xinstr& x, std::uint32_t
     }
     p.r->store(offset, w, result);
     if (!has_result) continue;
-    const xoperand& dst = x.ops[0].k == xoperand::kind::vector ? x.ops[0].elems[e] : x.ops[0];
+    const xoperand& dst = x.ops[0].element(e);
     // The old value an atomic returns depends on the order of the threads' atomics; with
     // symbolic data that order is one schedule among many, so such a result may not be used.
     if (D::symbolic && data && dst.k != xoperand::kind::sink) {

@@ -436,16 +436,16 @@ inline auto engine<D, O>::word_pair_op(std::uint32_t t, const xinstr& x, const v
     }
   }
   if (r[0].known && r[1].known) return value::of_bits(std::uint64_t{r[0].bits} | std::uint64_t{r[1].bits} << 32);
-  // A known word beside a symbolic one is kept as the f32 value of its bits, which must give the
-  // bits back: a -0 (0x80000000, the real 0 over the reals) or a NaN would not.
+  // A known word beside a symbolic one is kept as the f32 value of its bits (f32_word).
   real rs[2];
   for (int i = 0; i < 2; ++i) {
     if (!r[i].known) {
       rs[i] = r[i].r;
       continue;
     }
-    rs[i] = guarded([&] { return d_.from_float(r[i].bits, rkind::f32); }, t);
-    if (d_.float_bits(rs[i], rkind::f32) != std::optional<std::uint64_t>(r[i].bits)) return std::nullopt;
+    auto word = f32_word(r[i].bits, t);
+    if (!word) return std::nullopt;
+    rs[i] = *word;
   }
   return value::of_packed(rs[0], rs[1], rkind::f32);
 }

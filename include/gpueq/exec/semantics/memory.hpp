@@ -459,7 +459,7 @@ inline void engine<D, O>::load(std::uint32_t t, const xinstr& x, std::uint32_t p
   const xoperand& dst = x.ops[0];
   address_value addr = effective_address(t, x.ops[1]);
   std::uint32_t w = access_width(x);
-  std::uint32_t n = dst.k == xoperand::kind::vector ? static_cast<std::uint32_t>(dst.elems.size()) : 1;
+  std::uint32_t n = dst.elements();
   if (x.space == ptx::state_space::param) {
     const xoperand& a = x.ops[1];
     auto it = symbols_.find(a.sym);
@@ -467,7 +467,7 @@ inline void engine<D, O>::load(std::uint32_t t, const xinstr& x, std::uint32_t p
       fail_at(error_kind::unsupported, t, "a parameter read other than of a kernel parameter by name");
     std::uint32_t i = it->second.index;
     if (!l_.params[i].fields.empty()) {  // a struct passed by value: each element reads one field
-      for (std::uint32_t e = 0; e < n; ++e) write(t, dst.k == xoperand::kind::vector ? dst.elems[e] : dst, param_field(t, i, a.imm + std::uint64_t{e} * w, w));
+      for (std::uint32_t e = 0; e < n; ++e) write(t, dst.element(e), param_field(t, i, a.imm + std::uint64_t{e} * w, w));
       return;
     }
     if (a.imm != 0 || n != 1) fail_at(error_kind::unsupported, t, "a parameter read other than a whole scalar parameter");
@@ -487,7 +487,7 @@ inline void engine<D, O>::load(std::uint32_t t, const xinstr& x, std::uint32_t p
     value& v = vs[i];
     if (v.t == value::tag::bits && is_signed(x.type)) v.bits = static_cast<std::uint64_t>(sext(v.bits, x.type));
     else if (v.t == value::tag::bits) v.bits &= mask_of(x.type);
-    write(t, dst.k == xoperand::kind::vector ? dst.elems[i] : dst, std::move(v));  // ({ %r }: a vector of one)
+    write(t, dst.element(i), std::move(v));
   }
 }
 
@@ -496,7 +496,7 @@ inline void engine<D, O>::store(std::uint32_t t, const xinstr& x, std::uint32_t 
   const xoperand& src = x.ops[1];
   address_value addr = effective_address(t, x.ops[0]);
   std::uint32_t w = access_width(x);
-  std::uint32_t n = src.k == xoperand::kind::vector ? static_cast<std::uint32_t>(src.elems.size()) : 1;
+  std::uint32_t n = src.elements();
   if (x.space == ptx::state_space::param) fail_at(error_kind::unsupported, t, "a store to parameter space");
   check_alignment(t, addr.at, w * n);
   place p = locate(t, x.has_space ? x.space : ptx::state_space::generic, addr, w * n);
@@ -504,7 +504,7 @@ inline void engine<D, O>::store(std::uint32_t t, const xinstr& x, std::uint32_t 
   std::vector<value> vs;
   std::vector<value_identity> ids;
   for (std::uint32_t i = 0; i < n; ++i) {
-    value v = read(t, src.k == xoperand::kind::vector ? src.elems[i] : src);
+    value v = read(t, src.element(i));
     if (v.t == value::tag::bits) v.bits &= mask_of(x.type);
     // A pair stored narrower than itself (st.u32 of a 64-bit word pair, st.u16 of an f16x2) keeps
     // its low half, or the bits of its low bytes (to_bits fails on symbolic halves).

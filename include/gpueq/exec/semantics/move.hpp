@@ -72,12 +72,14 @@ inline auto engine<D, O>::pack(std::uint32_t t, const std::vector<value>& parts,
       parts[0].t != value::tag::packed && parts[1].t != value::tag::packed) {
     real words[2];
     for (int i = 0; i < 2; ++i) {
-      words[i] = to_real(parts[i], rkind::f32, t);
-      // Bits beside a symbolic word are kept as their f32 value, which must give them back (not
-      // a -0 or a NaN): integer.hpp's word_pair_op does the same.
-      if (parts[i].t == value::tag::bits &&
-          d_.float_bits(words[i], rkind::f32) != std::optional<std::uint64_t>(parts[i].bits & 0xffffffffu))
-        fail_at(error_kind::not_structured, t, "packing bits that are no f32 value's beside a symbolic value");
+      if (parts[i].t != value::tag::bits) {
+        words[i] = to_real(parts[i], rkind::f32, t);
+        continue;
+      }
+      // Bits beside a symbolic word are kept as their f32 value (f32_word, as word_pair_op does).
+      auto word = f32_word(parts[i].bits, t);
+      if (!word) fail_at(error_kind::not_structured, t, "packing bits that are no f32 value's beside a symbolic value");
+      words[i] = *word;
     }
     return value::of_packed(words[0], words[1], rkind::f32);
   }

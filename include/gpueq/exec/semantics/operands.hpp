@@ -189,6 +189,17 @@ inline auto engine<D, O>::packed_halves(const value& v, rkind k, std::uint32_t t
           guarded([&] { return d_.from_float(b >> 16 & 0xffff, k); }, t)};
 }
 
+// The f32 value of the low 32 bits, when that value gives the bits back (not for a -0, 0x80000000,
+// which is the real 0, nor for a NaN, which the domain refuses): how a word of concrete bits is
+// kept beside a symbolic word in a word pair (integer.hpp's word_pair_op, move.hpp's pack).
+template <value_domain D, observer O>
+inline auto engine<D, O>::f32_word(std::uint64_t bits, std::uint32_t t) -> std::optional<real> {
+  bits &= 0xffffffffu;
+  real r = guarded([&] { return d_.from_float(bits, rkind::f32); }, t);
+  if (d_.float_bits(r, rkind::f32) != std::optional<std::uint64_t>(bits)) return std::nullopt;
+  return r;
+}
+
 // The value of a cell as a domain value of kind k (bits are decoded in format k).
 template <value_domain D, observer O>
 inline auto engine<D, O>::to_real(const value& v, rkind k, std::uint32_t t) -> real {
