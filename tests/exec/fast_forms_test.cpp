@@ -425,7 +425,7 @@ TEST_CASE("fast forms: float32_domain::f32_plain is arith with float_mode{} on f
   auto agree = [](double a, double b) {
     return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b) || (std::isnan(a) && std::isnan(b));
   };
-  std::size_t nans = 0;
+  std::size_t nans = 0, fma_nans = 0;
   for (int i = 0; i < 20000; ++i) {
     double x[3];
     for (auto& v : x) v = static_cast<double>(std::bit_cast<float>(i % 3 == 0 ? edges[next() % 13] : next()));
@@ -447,12 +447,18 @@ TEST_CASE("fast forms: float32_domain::f32_plain is arith with float_mode{} on f
       fb[lane] = static_cast<float>(x[(lane + 1) % 3]);
       fc[lane] = static_cast<float>(x[(lane + 2) % 3]);
     }
-    exec::float32_domain::f32_fma_lanes(fa, fb, fc, fr, 3);
-    for (int lane = 0; lane < 3; ++lane)
-      CHECK(agree(static_cast<double>(fr[lane]),
-                  exec::float32_domain::f32_plain<aop::fma>(x[lane], x[(lane + 1) % 3], x[(lane + 2) % 3])));
+    const bool nan = exec::float32_domain::f32_fma_lanes(fa, fb, fc, fr, 3);
+    bool expect_nan = false;
+    for (int lane = 0; lane < 3; ++lane) {
+      const double want = exec::float32_domain::f32_plain<aop::fma>(x[lane], x[(lane + 1) % 3], x[(lane + 2) % 3]);
+      CHECK(agree(static_cast<double>(fr[lane]), want));
+      expect_nan = expect_nan || std::isnan(want);
+    }
+    CHECK(nan == expect_nan);  // (it says whether some lane's result is a NaN)
+    fma_nans += nan;
   }
   CHECK(nans > 100);
+  CHECK(fma_nans > 100);
 }
 
 TEST_CASE("fast forms: float32_domain::f32_product is arith's f32 fma over k in order, element by element") {

@@ -143,9 +143,24 @@ TEST_CASE("region: random stores of 1 to 8 bytes read back as a byte array holds
           if (const cell* c = r.exact(at2, w2))
             for (std::uint32_t b = 0; b < w2; ++b)
               exact_ok = exact_ok && static_cast<int>(c->bits >> (8 * b) & 0xff) == model[at2 + b];
+      // any_slot / any_empty (one lookup per granule) against the model's bytes, for every
+      // aligned range of 1 to 8 bytes and for some that straddle granules.
+      bool ranges_ok = true;
+      std::uint32_t partly = 0;
+      for (std::uint32_t w2 : {8u, 4u, 2u, 1u, 3u, 5u})
+        for (std::uint64_t at2 = 0; at2 + w2 <= 256; at2 += (w2 & (w2 - 1)) ? 1 : w2) {
+          bool written = false, unwritten = false;
+          for (std::uint32_t b = 0; b < w2; ++b) (model[at2 + b] >= 0 ? written : unwritten) = true;
+          partly += written && unwritten;
+          ranges_ok = ranges_ok && r.any_slot(at2, w2) == written && r.any_empty(at2, w2) == unwritten;
+        }
+      CHECK(ranges_ok);
+      if (op < 100) CHECK(partly > 0);  // (early on, some ranges are written in part)
       CHECK(bytes_ok);
       CHECK(exact_ok);
     }
     CHECK(r.granule() == 1);
+    CHECK_FALSE(r.any_slot(0, 0));
+    CHECK_FALSE(r.any_empty(0, 0));
   }
 }

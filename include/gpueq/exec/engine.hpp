@@ -747,6 +747,8 @@ class engine {
   bool fast_forms_ = false;           // run the program's fast forms
   bool warp_wide_ = false;            // engine_options::warp_wide, where the schedule allows it
   std::vector<std::uint8_t> warp_steps_;  // per instruction: warp_step bits (plan_warp_steps)
+  bool warp_whole_ = false;               // run_warp's warp has no exited lane: its warp forms
+                                          // index lanes densely, without looking at status_
   bool warp_steps_taken_ = false;         // some lane ran an instruction in run_warp, or a pass
                                           // broke off at a barrier's release (schedule)
   bool break_at_release_ = false;         // schedule's per-thread pass breaks off at a barrier's release

@@ -255,9 +255,14 @@ class float32_domain {
     for (std::uint32_t q = 0; q < k; ++q)
       for (std::uint32_t j = 0; j < n; ++j) acc[j] = __builtin_fmaf(a[q], b[std::size_t{q} * n + j], acc[j]);
   }
-  __attribute__((target("fma"))) static void fma_lanes_x86(const float* a, const float* b, const float* c, float* r,
+  __attribute__((target("fma"))) static bool fma_lanes_x86(const float* a, const float* b, const float* c, float* r,
                                                            std::uint32_t n) {
-    for (std::uint32_t i = 0; i < n; ++i) r[i] = __builtin_fmaf(a[i], b[i], c[i]);
+    unsigned nan = 0;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      r[i] = __builtin_fmaf(a[i], b[i], c[i]);
+      nan |= r[i] != r[i];
+    }
+    return nan != 0;
   }
   static bool cpu_has_fma() {
     static const bool fma = __builtin_cpu_supports("fma");
@@ -276,12 +281,18 @@ class float32_domain {
 
  public:
   // r[i] = fma(a[i], b[i], c[i]) in f32 for i < n: f32_plain<aop::fma> for a warp's lanes at once
-  // (engine::warp_float_lanes), the fused operation an instruction where the CPU has one.
-  static void f32_fma_lanes(const float* a, const float* b, const float* c, float* r, std::uint32_t n) {
+  // (engine::warp_float_lanes), the fused operation an instruction where the CPU has one. Whether
+  // some r[i] is a NaN (found in the same vectorized loop).
+  static bool f32_fma_lanes(const float* a, const float* b, const float* c, float* r, std::uint32_t n) {
 #ifdef GPUEQ_F32_FMA_CLONES
     if (cpu_has_fma()) return fma_lanes_x86(a, b, c, r, n);
 #endif
-    for (std::uint32_t i = 0; i < n; ++i) r[i] = std::fma(a[i], b[i], c[i]);
+    unsigned nan = 0;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      r[i] = std::fma(a[i], b[i], c[i]);
+      nan |= r[i] != r[i];
+    }
+    return nan != 0;
   }
 #undef GPUEQ_F32_FMA_CLONES
 };

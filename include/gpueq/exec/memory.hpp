@@ -78,11 +78,20 @@ class region {
   std::vector<std::uint64_t> shape;
 
   // 0: the byte was never written; else 1 + index into values().
-  std::uint32_t slot(std::uint64_t offset) const {
-    const std::uint64_t g = offset >> shift_;
-    const std::uint64_t p = g >> page_bits;
-    if (p >= pages_.size() || !pages_[p]) return 0;
-    return (*pages_[p])[g & (page_size - 1)];
+  std::uint32_t slot(std::uint64_t offset) const { return slot_of_granule(offset >> shift_); }
+  // Whether some byte of [offset, offset + width) has a slot (a stored or materialized value),
+  // and whether some byte has none: slot() of each byte, one lookup per granule.
+  bool any_slot(std::uint64_t offset, std::uint32_t width) const {
+    if (width == 0) return false;
+    for (std::uint64_t g = offset >> shift_, last = (offset + width - 1) >> shift_; g <= last; ++g)
+      if (slot_of_granule(g)) return true;
+    return false;
+  }
+  bool any_empty(std::uint64_t offset, std::uint32_t width) const {
+    if (width == 0) return false;
+    for (std::uint64_t g = offset >> shift_, last = (offset + width - 1) >> shift_; g <= last; ++g)
+      if (!slot_of_granule(g)) return true;
+    return false;
   }
   const stored_value<R>& value(std::uint32_t slot_id) const { return values_[slot_id - 1]; }
   const std::vector<stored_value<R>>& values() const { return values_; }
@@ -148,6 +157,11 @@ class region {
 
  private:
   using page = std::array<std::uint32_t, page_size>;
+  std::uint32_t slot_of_granule(std::uint64_t g) const {
+    const std::uint64_t p = g >> page_bits;
+    if (p >= pages_.size() || !pages_[p]) return 0;
+    return (*pages_[p])[g & (page_size - 1)];
+  }
   std::uint32_t& slot_ref(std::uint64_t granule) {
     std::uint64_t p = granule >> page_bits;
     if (p >= pages_.size()) pages_.resize(p + 1);

@@ -101,11 +101,18 @@ class symbolic_domain {
     return of(t);
   }
 
-  real arith(aop o, std::span<const real> x, rkind, float_mode) {
+  // An fma is inline (the step of every accumulation, which the warp-wide form calls for each
+  // lane), the rest out of line: with everything in one function its prologue and the calls it
+  // could not inline cost a symbolic GEMM a fifth of its instructions.
+  real arith(aop o, std::span<const real> x, rkind k, float_mode m) {
+    if (o == aop::fma && x.size() == 3) return fma(x[0], x[1], x[2]);
+    return arith_other(o, x, k, m);
+  }
+  [[gnu::noinline]] real arith_other(aop o, std::span<const real> x, rkind, float_mode) {
     switch (o) {
       case aop::add: return sum(x[0], x[1], false);
       case aop::sub: return sum(x[0], x[1], true);
-      case aop::fma: return fma(x[0], x[1], x[2]);
+      case aop::fma: return fma_general(x[0], x[1], x[2]);
       default: break;
     }
     boost::container::small_vector<term::term_id, 3> args;
@@ -224,7 +231,21 @@ class symbolic_domain {
     return start({a, alone}, {negate ? s_.neg(b) : b, alone});
   }
 
+  // acc = a·b + acc: fma_general's append to an open sum, read off the two factors' kinds once
+  // (a and b closed terms, neither infinite nor both constants, acc the whole of its buffer).
   real fma(real x, real y, real z) {
+    if (!x.open() && !y.open() && z.open()) [[likely]] {
+      tail& h = tails_[z.t];
+      const term::kind ka = s_.kind_of(x.t), kb = s_.kind_of(y.t);
+      if (h.size == z.n && !term::is_infinity(ka) && !term::is_infinity(kb) &&
+          !(ka == term::kind::constant && kb == term::kind::constant)) {
+        push(h, z.t, {x.t, y.t}, term::store::plain_pair_kinds(ka, kb));
+        return {z.t, z.n + 1};
+      }
+    }
+    return fma_general(x, y, z);
+  }
+  [[gnu::noinline]] real fma_general(real x, real y, real z) {
     term::term_id a = close(x), b = close(y);
     if (s_.is_infinite(a) || s_.is_infinite(b) || (s_.is_constant(a) && s_.is_constant(b)))
       return of(s_.fma(a, b, close(z)));
@@ -261,20 +282,24 @@ class symbolic_domain {
   }
 
   void push(std::uint32_t id, entry e) {
-    tail& h = tails_[id];
-    if (e.b != term::no_term && s_.plain_pair(e.a, e.b)) {
+    push(tails_[id], id, e, e.b != term::no_term && s_.plain_pair(e.a, e.b));
+  }
+  // plain: e is a plain pair (store::plain_pair), whose pair hash the tail adds up.
+  void push(tail& h, std::uint32_t id, entry e, bool plain) {
+    if (plain) {
       h.hash_sum += s_.pair_hash(e.a, e.b);
     } else {
       h.plain_from = h.size + 1;
       h.hash_sum = 0;
     }
     const std::uint32_t i = h.size % chunk_entries;
-    if (i == 0) {
-      h.chunk = new_chunk();
-      buffers_[id].chunks.push_back(h.chunk);
-    }
+    if (i == 0) [[unlikely]] grow(h, id);
     h.chunk[i] = e;
     ++h.size;
+  }
+  [[gnu::noinline]] void grow(tail& h, std::uint32_t id) {
+    h.chunk = new_chunk();
+    buffers_[id].chunks.push_back(h.chunk);
   }
 
   // A chunk of the pool: blocks of block_chunks chunks that stay where they are while the pool

@@ -63,6 +63,7 @@ enum class kind : std::uint8_t {
   dot,       // slots: (coefficient index, x, y) triples, more than flatten_limit of them (see sum_of);
              // payload unit_dot: every coefficient is 1 and the slots are (x, y) pairs
 };
+constexpr bool is_infinity(kind k) { return k == kind::neg_inf || k == kind::pos_inf; }
 
 // Real functions whose identities we do not model: applications are atoms of the normal form.
 // The operations of form `apply` in support/operations.hpp, in their order there.

@@ -125,9 +125,7 @@ class store {
     __builtin_prefetch(nodes_.data() + t);
 #endif
   }
-  bool is_infinite(term_id t) const {
-    return nodes_[t].k == kind::neg_inf || nodes_[t].k == kind::pos_inf;
-  }
+  bool is_infinite(term_id t) const { return is_infinity(nodes_[t].k); }
   std::span<const std::uint32_t> slots(term_id t) const {
     const node& n = nodes_[t];
     if (n.count == 0) return {};
@@ -299,8 +297,10 @@ class store {
   term_id sum_of(std::span<const summand> xs, std::size_t plain_from, std::uint64_t hash_sum);
   // x·y as a dot entry with coefficient 1, as sum_of would take it: two dot factors, not two
   // exponentials. pair_hash: its share of a dot's structural hash (structural_hash, kind::dot).
-  bool plain_pair(term_id x, term_id y) const {
-    return dot_factor(x) && dot_factor(y) && !(nodes_[x].k == kind::exp && nodes_[y].k == kind::exp);
+  bool plain_pair(term_id x, term_id y) const { return plain_pair_kinds(nodes_[x].k, nodes_[y].k); }
+  // The same from the factors' kinds.
+  static constexpr bool plain_pair_kinds(kind x, kind y) {
+    return dot_factor_kind(x) && dot_factor_kind(y) && !(x == kind::exp && y == kind::exp);
   }
   // Symmetric in x and y by construction, and cheap: it runs once per product appended to an open
   // sum: a full mix of the two hashes was a third of symbolic_domain::push, and this made the
@@ -319,8 +319,9 @@ class store {
   // The factors a dot holds: inputs and applications (exp, log, sqrt, max, min, tanh, …), whose
   // product with one another is just the two of them side by side (no constant to fold, no
   // product to flatten, no sum to make primitive) — except two exponentials, which merge.
-  bool dot_factor(term_id t) const {
-    switch (nodes_[t].k) {
+  bool dot_factor(term_id t) const { return dot_factor_kind(nodes_[t].k); }
+  static constexpr bool dot_factor_kind(kind k) {
+    switch (k) {
       case kind::input: case kind::exp: case kind::log: case kind::sqrt: case kind::max: case kind::min:
       case kind::apply: return true;
       default: return false;

@@ -278,16 +278,18 @@ inline std::uint32_t engine<D, O>::warp_arith_lanes(std::uint32_t first, std::ui
   for (std::uint32_t i = 0; i < f.n; ++i) src[i] = regs + std::size_t{f.src[i]} * warp_size;
   value* d = regs + std::size_t{f.dst[0]} * warp_size;
   std::uint32_t t = first;
+  const bool whole = warp_whole_;
   for (; t < end; ++t) {
-    if (status_[t] == status::exited) continue;
+    if (!whole && status_[t] == status::exited) continue;
     const std::uint32_t l = t - first;
     real args[3];
-    bool reals = true;
-    for (std::uint32_t i = 0; i < f.n; ++i) {
-      reals = reals && src[i][l].t == value::tag::real;
-      if (reals) args[i] = src[i][l].r;
+    std::uint32_t i = 0;
+    for (; i < f.n; ++i) {
+      const value& v = src[i][l];
+      if (v.t != value::tag::real) break;
+      args[i] = v.r;
     }
-    if (!reals) break;
+    if (i != f.n) break;
     real r;
     try {
       r = d_.arith(f.arith, std::span<const real>(args, f.n), rkind::f32, f.mode);
@@ -319,6 +321,23 @@ inline std::uint32_t engine<D, O>::warp_float_lanes(std::uint32_t first, std::ui
     // is not all reals, their fmas at once (D::f32_fma_lanes), then written in lane order up to
     // the first NaN. Every source is read before any result is written (d may be a source).
     float fa[warp_size], fb[warp_size], fc[warp_size], fr[warp_size];
+    if (warp_whole_) {
+      // No lane exited (run_warp): lane i is the i-th gathered, and the write-back runs up to the
+      // first NaN without an index array; the lanes' pcs are one fill.
+      const std::uint32_t lanes = end - first;
+      std::uint32_t n = 0;
+      for (; n < lanes; ++n) {
+        if (a[n].t != value::tag::real || b[n].t != value::tag::real || c[n].t != value::tag::real) break;
+        fa[n] = static_cast<float>(a[n].r);
+        fb[n] = static_cast<float>(b[n].r);
+        fc[n] = static_cast<float>(c[n].r);
+      }
+      if (D::f32_fma_lanes(fa, fb, fc, fr, n)) n = static_cast<std::uint32_t>(std::find_if(fr, fr + n, [](float x) { return x != x; }) - fr);
+      for (std::uint32_t i = 0; i < n; ++i) d[i] = value::of_real(static_cast<double>(fr[i]), rkind::f32);
+      std::fill(pc_.begin() + first, pc_.begin() + first + n, pc + 1);
+      ran += n;
+      return first + n;
+    }
     std::uint32_t lanes[warp_size], n = 0;
     for (; t < end; ++t) {
       if (status_[t] == status::exited) continue;
@@ -329,9 +348,9 @@ inline std::uint32_t engine<D, O>::warp_float_lanes(std::uint32_t first, std::ui
       fc[n] = static_cast<float>(c[l].r);
       lanes[n++] = l;
     }
-    D::f32_fma_lanes(fa, fb, fc, fr, n);
+    const bool nan = D::f32_fma_lanes(fa, fb, fc, fr, n);
     for (std::uint32_t i = 0; i < n; ++i) {
-      if (std::isnan(fr[i])) return first + lanes[i];
+      if (nan && std::isnan(fr[i])) return first + lanes[i];
       d[lanes[i]] = value::of_real(static_cast<double>(fr[i]), rkind::f32);
       pc_[first + lanes[i]] = pc + 1;
       ++ran;

@@ -533,8 +533,9 @@ inline std::uint32_t engine<D, O>::warp_integer(std::uint32_t first, std::uint32
   if (f.guarded) return first;
   value* regs = warp_regs(first);
   std::uint32_t t = first;
+  const bool whole = warp_whole_;
   for (; t < end; ++t) {
-    if (status_[t] == status::exited) continue;
+    if (!whole && status_[t] == status::exited) continue;
     if (!fast_integer<Op>(lane_regs{regs + (t - first)}, f)) break;
     pc_[t] = pc + 1;
     ++ran;

@@ -366,9 +366,7 @@ inline auto engine<D, O>::load_cell(std::uint32_t t, region<real>& r, std::uint6
 template <value_domain D, observer O>
 auto engine<D, O>::load_pieces(std::uint32_t t, region<real>& r, std::uint64_t offset,
     std::uint32_t width) -> value {
-  bool any_unwritten = false;
-  for (std::uint32_t b = 0; b < width; ++b) any_unwritten = any_unwritten || !r.slot(offset + b);
-  if (any_unwritten) {
+  if (r.any_empty(offset, width)) {
     if (!r.inputs && !r.given) {
       if (r.space == memory_space::constant) return value::of_bits(0);
       // Another thread may still write it: the load waits (engine_options::reads_wait_for_writes).
@@ -387,9 +385,7 @@ auto engine<D, O>::load_pieces(std::uint32_t t, region<real>& r, std::uint64_t o
     // hold their bits: materialize the ones the read touches.
     std::uint64_t first = offset / r.element_bytes, last = (offset + width - 1) / r.element_bytes;
     for (std::uint64_t e = first; e <= last; ++e) {
-      bool fresh = true;
-      for (std::uint32_t b = 0; b < r.element_bytes; ++b) fresh = fresh && !r.slot(e * r.element_bytes + b);
-      if (!fresh) continue;
+      if (r.any_slot(e * r.element_bytes, r.element_bytes)) continue;  // (not fresh)
       if (r.given) {
         r.store(e * r.element_bytes, r.element_bytes, value::of_bits(r.given->bits(e)), true);
         continue;
@@ -594,30 +590,32 @@ inline std::uint32_t engine<D, O>::warp_load(std::uint32_t first, std::uint32_t 
   const value* base = regs + std::size_t{f.base} * warp_size;
   const bool generic = f.space == ptx::state_space::generic;
   const bool window_shared = win.shared;
+  // An address in another state space than the window's, or one past it: [win.base, win.base +
+  // limit] holds the accesses that fit (off = addr - win.base wraps past limit below the base).
+  if ((!generic && window_shared != (f.space == ptx::state_space::shared)) || win.bytes < all) return first;
+  const std::uint64_t limit = win.bytes - all;
   auto materializable = [&](std::uint64_t off) {
-    if (!(r.inputs || r.given) || w != r.element_bytes || off % w != 0) return false;
-    for (std::uint32_t b = 0; b < w; ++b)
-      if (r.slot(off + b)) return false;
-    return true;
+    return (r.inputs || r.given) && w == r.element_bytes && off % w == 0 && !r.any_slot(off, w);
   };
   std::uint32_t slots[4];
   std::uint64_t last_off = ~std::uint64_t{0};  // the last lane's place, whose slots[] are found
   std::uint32_t t = first;
+  const bool whole = warp_whole_;
   for (; t < end; ++t) {
-    if (status_[t] == status::exited) continue;
+    if (!whole && status_[t] == status::exited) continue;
     const std::uint32_t lane = t - first;
     const value& b = base[lane];
     if (b.t != value::tag::bits || (b.provenance != 0 && b.provenance != hinted + 1)) break;
     std::uint64_t addr = b.bits + f.offset;
     if (addr & (all - 1)) break;
-    bool shared = f.space == ptx::state_space::shared;
     if (generic) {
-      shared = addr >= address::shared_window && addr < address::shared_window + address::window_size;
+      const bool shared = addr >= address::shared_window && addr < address::shared_window + address::window_size;
       if (shared) addr -= address::shared_window;
       else if (addr >= address::local_window && addr < address::local_window + address::window_size) break;
+      if (window_shared != shared) break;
     }
-    if (window_shared != shared || addr < win.base || addr - win.base + all > win.bytes) break;
     const std::uint64_t off = addr - win.base;
+    if (off > limit) break;
     std::uint32_t e = 0;
     // A lane that reads where the lane before it read (a broadcast: a row of a tile that a group
     // of lanes shares) reads the same values: nothing between the two changed the region. (A

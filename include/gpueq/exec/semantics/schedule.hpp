@@ -310,6 +310,7 @@ inline bool engine<D, O>::run_warp(std::uint32_t w, std::uint32_t budget) {
         ++live;
       }
       if (live < 2) return false;
+      warp_whole_ = live == end - first;  // (no lane exits warp-wide: it holds while converged)
     }
     if (pc >= size) return false;
     const std::uint8_t how = warp_steps_[pc];
