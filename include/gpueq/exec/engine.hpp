@@ -138,6 +138,11 @@ struct engine_options {
   // runs a warp-wide run that met an error or a race again with this off). Off: each thread runs
   // until it blocks.
   bool warp_wide = true;
+  // A run that went warp-wide stops (run() returns as if complete) at the first pass or warp
+  // round after its observer found a race (an optional found_race()): check::run_cta runs such a
+  // run again under round robin and throws the first away, so the rest of it would be wasted work
+  // (a racy pair's first run went to the end: a third to a half of its time). Off: runs complete.
+  bool stop_when_raced = false;
 };
 
 // The resident memory of this process in MiB, 0 where it cannot be read.

@@ -211,7 +211,17 @@ struct open_generation {
 template <class Exited, class LiveInWarp>
 std::uint32_t arrived_per_warp(const open_generation& g, std::uint32_t warps, std::uint32_t warp_size,
                                Exited exited, LiveInWarp live_in_warp) {
-  std::vector<std::uint32_t> per_warp(warps, 0), live_registered(warps, 0);
+  // (On the stack for a CTA of up to 64 warps: no allocation per registration.)
+  std::uint32_t on_stack[2 * 64];
+  std::vector<std::uint32_t> on_heap;
+  std::uint32_t* counts = on_stack;
+  if (warps > 64) {
+    on_heap.resize(2 * std::size_t{warps});
+    counts = on_heap.data();
+  }
+  std::fill(counts, counts + 2 * std::size_t{warps}, 0u);
+  std::uint32_t* per_warp = counts;
+  std::uint32_t* live_registered = counts + warps;
   for (const barrier_registration& r : g.regs) {
     ++per_warp[r.thread / warp_size];
     live_registered[r.thread / warp_size] += !exited(r.thread);

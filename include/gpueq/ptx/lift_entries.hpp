@@ -12,8 +12,9 @@ GPUEQ_ENTRY lift_report lift(module& m) {
   const auto& patterns = detail::compiled_idioms();
   // pow's helpers, compared with the template's before anything is lifted (their exp would be).
   detail::pow_helper_map pow_helpers;
-  for (const auto& t : detail::region_templates())
-    if (t.helper) detail::pow_helpers(m, t, pow_helpers);
+  if (detail::holds_template_anchor(m))
+    for (const auto& t : detail::region_templates())
+      if (t.helper) detail::pow_helpers(m, t, pow_helpers);
   for (std::uint32_t fi = 0; fi < m.functions.size(); ++fi) {
     function& f = m.functions[fi];
     if (f.instructions.empty()) continue;

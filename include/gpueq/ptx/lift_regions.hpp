@@ -157,11 +157,29 @@ inline region_template make_region_template(std::string_view name, real_function
 
 // The pow template: the kernel's region from the first branch after the call to the join, and
 // the tail after it up to the store; the helper evaluated on its own.
+// The f64 constants the templates anchor on (region_template::anchor): log's and exp's, and the
+// NaN of pow's x < 0 with c not an integer.
+inline constexpr std::uint64_t log_anchor = 0x3ED0EE258B7A8B04ull, exp_anchor = 0x3E5ADE1569CE2BDFull,
+                               pow_anchor = 0xFFF8000000000000ull;
+inline bool is_template_anchor(std::uint64_t bits) {
+  return bits == log_anchor || bits == exp_anchor || bits == pow_anchor;
+}
+// Whether a function of m holds an anchor as an immediate: without one no template can match, and
+// lift does not build the templates (parsing and evaluating libdevice's text cost every check of
+// a small pair a third of its instructions, about 3 ms).
+inline bool holds_template_anchor(const module& m) {
+  for (const function& f : m.functions)
+    for (const instruction& ins : f.instructions)
+      for (const operand& o : ins.operands)
+        if (o.kind == operand_kind::imm_f64 && is_template_anchor(static_cast<std::uint64_t>(o.value))) return true;
+  return false;
+}
+
 inline region_template make_pow_template(std::string_view text) {
   region_template t;
   t.name = "pow (f64)";
   t.fn = real_function::pow;
-  t.anchor = 0xFFF8000000000000ull;  // the NaN of x < 0 with c not an integer
+  t.anchor = pow_anchor;
   t.tail = true;
   module m = parse(text, "pow (f64) template");
   const function* kernel = nullptr;
@@ -196,8 +214,8 @@ inline region_template make_pow_template(std::string_view text) {
 inline const std::vector<region_template>& region_templates() {
   static const std::vector<region_template> ts = [] {
     std::vector<region_template> v;
-    v.push_back(make_region_template("log (f64)", real_function::log, 0x3ED0EE258B7A8B04ull, libdevice_log_f64));
-    v.push_back(make_region_template("exp (f64)", real_function::exp, 0x3E5ADE1569CE2BDFull, libdevice_exp_f64));
+    v.push_back(make_region_template("log (f64)", real_function::log, log_anchor, libdevice_log_f64));
+    v.push_back(make_region_template("exp (f64)", real_function::exp, exp_anchor, libdevice_exp_f64));
     v.push_back(make_pow_template(libdevice_pow_f64));
     v.push_back(make_pow_template(libdevice_pow_xy_f64));
     return v;
@@ -324,6 +342,7 @@ class region_lifter {
     for (auto& ins : f_.instructions)
       for (auto& o : ins.operands)
         if (o.kind == operand_kind::imm_f64) f64s.insert(static_cast<std::uint64_t>(o.value));
+    if (!f64s.contains(log_anchor) && !f64s.contains(exp_anchor) && !f64s.contains(pow_anchor)) return done;
     for (const region_template& t : region_templates()) {
       if (!f64s.contains(t.anchor)) continue;
       if (t.helper && (!pow_helpers_ || pow_helpers_->empty())) continue;

@@ -78,6 +78,9 @@ inline void engine<D, O>::try_complete(barrier_key key) {
     if (bar.regs.size() < (clustered_ ? cta_live_[key.id / ids - 1] : live_)) return;
     arrived = static_cast<std::uint32_t>(bar.regs.size());
   } else {
+    // Each warp with a registrant counts at most warp_size threads: with too few registrants the
+    // generation cannot be complete, and the count (at every registration) is not needed.
+    if (bar.regs.size() * warp_size < bar.expected) return;
     arrived = arrived_per_warp(
         bar, warps_, warp_size, [&](std::uint32_t u) { return status_[u] == status::exited; },
         [&](std::uint32_t w) { return live_in_warp(w); });

@@ -22,7 +22,14 @@ namespace gpueq::exec {
 
 template <value_domain D, observer O>
 inline void engine<D, O>::schedule() {
+  // engine_options::stop_when_raced: this run will be run again under round robin.
+  auto abandoned = [&] {
+    if constexpr (requires { o_.found_race(); })
+      return options_.stop_when_raced && warp_steps_taken_ && o_.found_race();
+    return false;
+  };
   for (;;) {
+    if (abandoned()) return;
     bool moved = false;
     bool resumed = false;  // the per-thread pass started past thread 0 (see below)
     // A load that waited ran one step and changed nothing: it is not progress.
@@ -70,6 +77,7 @@ inline void engine<D, O>::schedule() {
       const bool rounds = warp_wide_ && hold_ == hold_phase::off;
       if (rounds)
         for (bool again = true; again;) {
+          if (abandoned()) return;
           again = false;
           for (std::uint32_t w = 0; w < warps_; ++w) again = run_warp(w, warp_round) || again;
         }

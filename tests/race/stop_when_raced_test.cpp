@@ -1,0 +1,93 @@
+// engine_options::stop_when_raced: a run that went warp-wide stops at the first pass or warp round
+// after its race context found a race (check::run_cta runs such a run again under round robin),
+// and run_cta's result is the round-robin run's, with or without the early stop.
+#include <gpueq/check/run.hpp>
+#include <gpueq/exec.hpp>
+#include <gpueq/race.hpp>
+
+#include "../exec/harness.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <string>
+
+using namespace exec_test;
+namespace race = gpueq::race;
+
+namespace {
+
+// Every thread writes s[0] (a WAW race among the first warp's lanes, found in its first round),
+// then counts to 5000 and writes the count to out[tid].
+const char* racy_then_long = R"(
+.visible .entry k(.param .u64 out_param)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<6>;
+  .shared .align 4 .b32 s[1];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, s;
+  st.shared.u32 [%r2], %r1;
+  mov.u32 %r3, 0;
+LOOP:
+  add.u32 %r3, %r3, 1;
+  setp.lt.u32 %p1, %r3, 5000;
+  @%p1 bra LOOP;
+  ld.param.u64 %rd1, [out_param];
+  cvta.to.global.u64 %rd2, %rd1;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r3;
+  ret;
+}
+)";
+
+struct observed_run {
+  bool raced = false;
+  std::uint64_t steps = 0;
+  race::report report;
+};
+
+observed_run run_with(const kernel& k, const exec::launch& l, bool warp_wide, bool stop) {
+  exec::float32_domain d([](const exec::input_ref&) { return 0.0; });
+  race::context ctx;
+  exec::engine_options o;
+  o.warp_wide = warp_wide;
+  o.stop_when_raced = stop;
+  exec::engine<exec::float32_domain, race::context> e(k.program, l, d, ctx, o);
+  CHECK_FALSE(e.run().has_value());
+  return {ctx.found_race(), e.stats().steps, ctx.result()};
+}
+
+}  // namespace
+
+TEST_CASE("a warp-wide run that met a race stops early under stop_when_raced; run_cta's report is round robin's") {
+  auto k = load(racy_then_long);
+  auto l = one_cta(64, {out_int("out", 64)});
+  // Each thread: 4 instructions, 5000 iterations of 3, then 6.
+  const std::uint64_t full = 64 * (4 + 5000 * 3 + 6);
+  observed_run rr = run_with(*k, l, false, false), ww = run_with(*k, l, true, false), stopped = run_with(*k, l, true, true);
+  CHECK(rr.raced);
+  CHECK(ww.raced);
+  CHECK(stopped.raced);
+  CHECK(rr.steps == full);
+  CHECK(ww.steps == full);
+  // At most the two warps' first rounds (warp_round instructions each per lane) ran.
+  CHECK(stopped.steps < 2 * 32 * 1024 + 64);
+  // Under round robin the option changes nothing.
+  CHECK(run_with(*k, l, false, true).steps == full);
+  // run_cta (which sets the option) reports what round robin reports.
+  exec::float32_domain d([](const exec::input_ref&) { return 0.0; });
+  race::context ctx;
+  auto out = gpueq::check::run_cta(d, k->program, l, ctx);
+  CHECK_FALSE(out.error.has_value());
+  CHECK(out.steps == full);
+  const race::report r = ctx.result();
+  REQUIRE(r.races.size() == rr.report.races.size());
+  REQUIRE_FALSE(r.races.empty());
+  for (std::size_t i = 0; i < r.races.size(); ++i) {
+    CHECK(r.races[i].example == rr.report.races[i].example);
+    CHECK(r.races[i].count == rr.report.races[i].count);
+  }
+}
