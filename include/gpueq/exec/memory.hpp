@@ -81,18 +81,8 @@ class region {
   std::uint32_t slot(std::uint64_t offset) const { return slot_of_granule(offset >> shift_); }
   // Whether some byte of [offset, offset + width) has a slot (a stored or materialized value),
   // and whether some byte has none: slot() of each byte, one lookup per granule.
-  bool any_slot(std::uint64_t offset, std::uint32_t width) const {
-    if (width == 0) return false;
-    for (std::uint64_t g = offset >> shift_, last = (offset + width - 1) >> shift_; g <= last; ++g)
-      if (slot_of_granule(g)) return true;
-    return false;
-  }
-  bool any_empty(std::uint64_t offset, std::uint32_t width) const {
-    if (width == 0) return false;
-    for (std::uint64_t g = offset >> shift_, last = (offset + width - 1) >> shift_; g <= last; ++g)
-      if (!slot_of_granule(g)) return true;
-    return false;
-  }
+  bool any_slot(std::uint64_t offset, std::uint32_t width) const { return any_granule(offset, width, true); }
+  bool any_empty(std::uint64_t offset, std::uint32_t width) const { return any_granule(offset, width, false); }
   const stored_value<R>& value(std::uint32_t slot_id) const { return values_[slot_id - 1]; }
   const std::vector<stored_value<R>>& values() const { return values_; }
 
@@ -157,6 +147,13 @@ class region {
 
  private:
   using page = std::array<std::uint32_t, page_size>;
+  // Whether some granule of [offset, offset + width) has a slot (filled) or has none (!filled).
+  bool any_granule(std::uint64_t offset, std::uint32_t width, bool filled) const {
+    if (width == 0) return false;
+    for (std::uint64_t g = offset >> shift_, last = (offset + width - 1) >> shift_; g <= last; ++g)
+      if ((slot_of_granule(g) != 0) == filled) return true;
+    return false;
+  }
   std::uint32_t slot_of_granule(std::uint64_t g) const {
     const std::uint64_t p = g >> page_bits;
     if (p >= pages_.size() || !pages_[p]) return 0;

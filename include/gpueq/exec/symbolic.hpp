@@ -231,14 +231,18 @@ class symbolic_domain {
     return start({a, alone}, {negate ? s_.neg(b) : b, alone});
   }
 
+  // A product the store folds at once (an infinity meets its 0·∞ or ∞ − ∞ there, two constants
+  // multiply): never an open sum's entry.
+  static bool folded_product(term::kind ka, term::kind kb) {
+    return term::is_infinity(ka) || term::is_infinity(kb) || (ka == term::kind::constant && kb == term::kind::constant);
+  }
   // acc = a·b + acc: fma_general's append to an open sum, read off the two factors' kinds once
   // (a and b closed terms, neither infinite nor both constants, acc the whole of its buffer).
   real fma(real x, real y, real z) {
     if (!x.open() && !y.open() && z.open()) [[likely]] {
       tail& h = tails_[z.t];
       const term::kind ka = s_.kind_of(x.t), kb = s_.kind_of(y.t);
-      if (h.size == z.n && !term::is_infinity(ka) && !term::is_infinity(kb) &&
-          !(ka == term::kind::constant && kb == term::kind::constant)) {
+      if (h.size == z.n && !folded_product(ka, kb)) {
         push(h, z.t, {x.t, y.t}, term::store::plain_pair_kinds(ka, kb));
         return {z.t, z.n + 1};
       }
@@ -247,8 +251,7 @@ class symbolic_domain {
   }
   [[gnu::noinline]] real fma_general(real x, real y, real z) {
     term::term_id a = close(x), b = close(y);
-    if (s_.is_infinite(a) || s_.is_infinite(b) || (s_.is_constant(a) && s_.is_constant(b)))
-      return of(s_.fma(a, b, close(z)));
+    if (folded_product(s_.kind_of(a), s_.kind_of(b))) return of(s_.fma(a, b, close(z)));
     if (z.open()) return append(z, {a, b});
     if (folds(z.t)) return of(s_.fma(a, b, z.t));
     return start({z.t, alone}, {a, b});

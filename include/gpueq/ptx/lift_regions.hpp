@@ -155,8 +155,6 @@ inline region_template make_region_template(std::string_view name, real_function
   return t;
 }
 
-// The pow template: the kernel's region from the first branch after the call to the join, and
-// the tail after it up to the store; the helper evaluated on its own.
 // The f64 constants the templates anchor on (region_template::anchor): log's and exp's, and the
 // NaN of pow's x < 0 with c not an integer.
 inline constexpr std::uint64_t log_anchor = 0x3ED0EE258B7A8B04ull, exp_anchor = 0x3E5ADE1569CE2BDFull,
@@ -175,6 +173,8 @@ inline bool holds_template_anchor(const module& m) {
   return false;
 }
 
+// The pow template: the kernel's region from the first branch after the call to the join, and
+// the tail after it up to the store; the helper evaluated on its own.
 inline region_template make_pow_template(std::string_view text) {
   region_template t;
   t.name = "pow (f64)";
@@ -342,7 +342,7 @@ class region_lifter {
     for (auto& ins : f_.instructions)
       for (auto& o : ins.operands)
         if (o.kind == operand_kind::imm_f64) f64s.insert(static_cast<std::uint64_t>(o.value));
-    if (!f64s.contains(log_anchor) && !f64s.contains(exp_anchor) && !f64s.contains(pow_anchor)) return done;
+    if (std::none_of(f64s.begin(), f64s.end(), is_template_anchor)) return done;  // (no template is built)
     for (const region_template& t : region_templates()) {
       if (!f64s.contains(t.anchor)) continue;
       if (t.helper && (!pow_helpers_ || pow_helpers_->empty())) continue;
