@@ -136,10 +136,11 @@ cta_run<typename D::result> run_cta(D& d, const exec::program& p, const exec::la
     // optional found_race()) runs again from the start under round robin, so that its error, its
     // step count, its race report and any racy values are round robin's (exec::engine_options::
     // warp_wide). The domain forgets the first run (its optional restart_run()); the observer's
-    // on_start does.
+    // on_start does. A deadlock without a race is round robin's as it stands, unless the
+    // scheduler's passes decided something on the way (exec::engine::deadlock_is_round_robins).
     bool raced = false;
     if constexpr (requires { o.found_race(); }) raced = o.found_race();
-    if (e.went_warp_wide() && (out.error || raced)) {
+    if (e.went_warp_wide() && (raced || (out.error && !e.deadlock_is_round_robins()))) {
       opts.warp_wide = false;
       if constexpr (requires { d.restart_run(); }) d.restart_run();
       continue;

@@ -135,7 +135,8 @@ struct engine_options {
   // registers and plain memory (its fast form; a data instruction, cvta or a parameter load on the
   // generic path), the instruction runs for each lane in turn before the next one, the warps
   // taking turns of warp_round instructions (exec/semantics/schedule.hpp, run_warp; check::run_cta
-  // runs a warp-wide run that met an error or a race again with this off). Off: each thread runs
+  // runs a warp-wide run that met a race, or an error other than a deadlock that round robin
+  // reaches as it is (deadlock_is_round_robins), again with this off). Off: each thread runs
   // until it blocks.
   bool warp_wide = true;
   // A run that went warp-wide stops (run() returns as if complete) at the first pass or warp
@@ -185,6 +186,7 @@ class engine {
       schedule();
       return std::nullopt;
     } catch (const run_failure& f) {
+      stopped_by_ = f.error.kind;
       return f.error;
     }
   }
@@ -194,6 +196,18 @@ class engine {
   // have counted more steps and shown the observer other events first: check::run_cta runs it
   // again under round robin.
   bool went_warp_wide() const { return warp_steps_taken_; }
+  // Whether this run's error is a deadlock that round robin reaches as it is, steps included, so
+  // that a warp-wide run that met it (and no race: the caller's part) need not run again. Warp-wide
+  // execution moves only data instructions (run_warp); every synchronizing instruction keeps round
+  // robin's order, so without a race each thread runs the instructions it runs under round robin
+  // and registers at the barriers it registers at in the same order: the same generations, the
+  // same waiting threads. Only what the scheduler's passes themselves decide can differ: a load
+  // parked to wait for a write counts a step at each retry, parked mbarrier waits are answered
+  // false and held threads released when a pass moves nothing. A run that did any of those is
+  // run again (scheduled_by_passes_).
+  bool deadlock_is_round_robins() const {
+    return stopped_by_ == error_kind::deadlock && !scheduled_by_passes_;
+  }
 
   const run_stats& stats() const { return stats_; }
   D& domain() { return d_; }
@@ -312,6 +326,7 @@ class engine {
     status_[t] = status::at_read;
     waiting_reads_.push_back(t);
     ++waits_this_pass_;
+    scheduled_by_passes_ = true;
   }
   void run_thread_loop(std::uint32_t t);
   void step_once(std::uint32_t t);
@@ -758,6 +773,10 @@ class engine {
                                           // broke off at a barrier's release (schedule)
   bool break_at_release_ = false;         // schedule's per-thread pass breaks off at a barrier's release
   bool barrier_released_ = false;         // ... and one was released (try_complete)
+  // A load parked, parked mbarrier waits were answered false or held threads released: what the
+  // run did depends on where the scheduler's passes began and ended (deadlock_is_round_robins).
+  bool scheduled_by_passes_ = false;
+  std::optional<error_kind> stopped_by_;  // the kind of the error run() returned
   std::uint32_t resume_from_ = 0;         // the thread the next per-thread pass starts with
   std::uint64_t next_check_ = 0;      // the step count at which checks() runs next
   std::vector<fast_window> windows_;       // per region

@@ -81,7 +81,13 @@ inline void engine<D, O>::try_complete(barrier_key key) {
     // Each warp with a registrant counts at most warp_size threads: with too few registrants the
     // generation cannot be complete, and the count (at every registration) is not needed.
     if (bar.regs.size() * warp_size < bar.expected) return;
-    arrived = arrived_per_warp(
+    // While no thread has exited and every warp is whole, every warp's registrants are its live
+    // registrants, and a warp counts warp_size exactly when all warp_size lanes registered: the
+    // per-warp rule counts the registrations themselves (arrived_per_warp, without its walk).
+    if (live_ == n_ && n_ % warp_size == 0)
+      arrived = static_cast<std::uint32_t>(bar.regs.size());
+    else
+      arrived = arrived_per_warp(
         bar, warps_, warp_size, [&](std::uint32_t u) { return status_[u] == status::exited; },
         [&](std::uint32_t w) { return live_in_warp(w); });
     if (arrived < bar.expected) return;

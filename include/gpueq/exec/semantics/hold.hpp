@@ -73,6 +73,7 @@ inline void engine<D, O>::release_hold() {
   for (std::uint32_t u : held_) status_[u] = status::runnable;
   held_.clear();
   hold_ = hold_phase::done;
+  scheduled_by_passes_ = true;  // (deadlock_is_round_robins)
 }
 
 }  // namespace gpueq::exec

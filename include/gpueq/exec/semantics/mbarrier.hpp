@@ -324,6 +324,7 @@ inline bool engine<D, O>::mbarrier_answer_false() {
   }
   if (false_answered_.empty()) return false;
   ++false_rounds_;
+  scheduled_by_passes_ = true;  // (deadlock_is_round_robins)
   return true;
 }
 

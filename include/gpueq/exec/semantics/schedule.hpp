@@ -152,6 +152,8 @@ inline void engine<D, O>::setup() {
   false_answered_.clear();
   waiting_reads_.clear();
   read_waits_ = false;
+  scheduled_by_passes_ = false;
+  stopped_by_.reset();
   hold_setup();
   warp_mask_.assign(n_, 0);
   copies_.assign(n_, {});
