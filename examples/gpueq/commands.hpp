@@ -41,8 +41,9 @@ int report_failure(const std::exception& e, const std::string& command, const st
 // `WHERE: error: message`, WHERE being `where` or `gpueq COMMAND`.
 std::string error_line(const std::exception& e, const std::string& command, const std::string& where = "");
 
-// --max-memory by accounting (memory_budget.cpp): every heap allocation of the process is counted,
-// and one that would take the heap past `mib` MiB (0: no limit) throws memory_budget_exceeded.
+// --max-memory by accounting (memory_budget.cpp): from this call on every heap allocation of the
+// process is counted, and one that would take the heap past `mib` MiB throws
+// memory_budget_exceeded (0: no limit, and nothing is counted).
 // Returns false where the C library cannot say a block's size (not glibc): no accounting.
 bool set_memory_budget(std::uint64_t mib);
 class memory_budget_exceeded : public std::bad_alloc {

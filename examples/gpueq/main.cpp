@@ -78,7 +78,6 @@ void progress::operator()(std::string_view phase, std::uint64_t done, std::uint6
 
 int main(int argc, char** argv) {
   using namespace gpueq::cli;
-  set_memory_budget(0);  // counting from here on (GMP's blocks included), no limit yet
   CLI::App app{
       "gpueq: formal equivalence, race and deadlock checking of GPU kernels (PTX).\n"
       "Exit codes: 0 equal/ok, 1 different, 2 race/deadlock/UB, 3 unknown, 4 bad input, 5 resource limit\n"

@@ -8,7 +8,9 @@
 // exception (its allocation functions may not return on failure, nor throw): its blocks are
 // counted, and the next C++ allocation past the budget fails instead. GMP's numbers stay bounded by
 // the exact domain's bit limit and by --max-expansion. What is not counted: the stacks, the
-// executable's own pages, and memory the C library maps for itself.
+// executable's own pages, memory the C library maps for itself, and every block allocated before
+// the budget is set (the command line's parsing: a few KiB), whose release only makes the count
+// low. Without --max-memory nothing is counted: an allocation is malloc's, at malloc's cost.
 #include "commands.hpp"
 
 #include <atomic>
@@ -33,6 +35,7 @@ namespace {
 // is released without having been charged, which may only make the count low, never wrap.
 std::atomic<std::int64_t> live_bytes{0};
 std::atomic<std::size_t> budget_bytes{0};  // 0: no limit
+std::atomic<bool> counting{false};         // a budget is set: charge and release every block
 
 #if GPUEQ_CLI_ACCOUNTING
 std::size_t charge(void* p) {
@@ -56,14 +59,22 @@ void* counted(void* p, std::size_t request) {
   return p;
 }
 
-void* allocate(std::size_t n) { return counted(std::malloc(n ? n : 1), n); }
+void* uncounted(void* p) {
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+void* allocate(std::size_t n) {
+  void* p = std::malloc(n ? n : 1);
+  return counting.load(std::memory_order_relaxed) ? counted(p, n) : uncounted(p);
+}
 void* allocate(std::size_t n, std::align_val_t al) {
   std::size_t a = static_cast<std::size_t>(al);
   std::size_t rounded = (n + a - 1) / a * a;  // aligned_alloc wants a multiple of the alignment
-  return counted(std::aligned_alloc(a, rounded ? rounded : a), n);
+  void* p = std::aligned_alloc(a, rounded ? rounded : a);
+  return counting.load(std::memory_order_relaxed) ? counted(p, n) : uncounted(p);
 }
 void deallocate(void* p) {
-  release(p);
+  if (counting.load(std::memory_order_relaxed)) release(p);
   std::free(p);
 }
 
@@ -96,11 +107,13 @@ memory_budget_exceeded::memory_budget_exceeded(std::size_t request, std::size_t 
 
 bool set_memory_budget(std::uint64_t mib) {
 #if GPUEQ_CLI_ACCOUNTING
+  if (mib == 0) return true;  // no limit: nothing to count
 #if GPUEQ_HAVE_GMP
   static const bool gmp_counted = (mp_set_memory_functions(gmp_allocate, gmp_reallocate, gmp_free), true);
   (void)gmp_counted;
 #endif
   budget_bytes.store(static_cast<std::size_t>(mib) << 20, std::memory_order_relaxed);
+  counting.store(true, std::memory_order_relaxed);  // (before any worker thread starts)
   return true;
 #else
   (void)mib;

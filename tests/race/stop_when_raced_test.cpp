@@ -1,5 +1,5 @@
-// engine_options::stop_when_raced: a run that went warp-wide stops at the first pass or warp round
-// after its race context found a race (check::run_cta runs such a run again under round robin),
+// engine_options::stop_when_raced: a run that went warp-wide stops after the warp-wide
+// instruction, warp turn or thread's turn in a pass in which its race context found a race (check::run_cta runs such a run again under round robin),
 // and run_cta's result is the round-robin run's, with or without the early stop.
 #include <gpueq/check/run.hpp>
 #include <gpueq/exec.hpp>
@@ -28,6 +28,33 @@ const char* racy_then_long = R"(
   .shared .align 4 .b32 s[1];
   mov.u32 %r1, %tid.x;
   mov.u32 %r2, s;
+  st.shared.u32 [%r2], %r1;
+  mov.u32 %r3, 0;
+LOOP:
+  add.u32 %r3, %r3, 1;
+  setp.lt.u32 %p1, %r3, 5000;
+  @%p1 bra LOOP;
+  ld.param.u64 %rd1, [out_param];
+  cvta.to.global.u64 %rd2, %rd1;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r3;
+  ret;
+}
+)";
+
+// The same with a fence first: warp-wide execution stops at it (after the two movs), and the
+// per-thread pass runs each thread to its exit; thread 1's store meets thread 0's.
+const char* racy_after_fence = R"(
+.visible .entry k(.param .u64 out_param)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<6>;
+  .shared .align 4 .b32 s[1];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, s;
+  membar.cta;
   st.shared.u32 [%r2], %r1;
   mov.u32 %r3, 0;
 LOOP:
@@ -73,8 +100,8 @@ TEST_CASE("a warp-wide run that met a race stops early under stop_when_raced; ru
   CHECK(stopped.raced);
   CHECK(rr.steps == full);
   CHECK(ww.steps == full);
-  // At most the two warps' first rounds (warp_round instructions each per lane) ran.
-  CHECK(stopped.steps < 2 * 32 * 1024 + 64);
+  // Warp 0's lanes ran mov, mov and the racing st.shared warp-wide, and the run stopped there.
+  CHECK(stopped.steps == 3 * 32);
   // Under round robin the option changes nothing.
   CHECK(run_with(*k, l, false, true).steps == full);
   // run_cta (which sets the option) reports what round robin reports.
@@ -90,4 +117,23 @@ TEST_CASE("a warp-wide run that met a race stops early under stop_when_raced; ru
     CHECK(r.races[i].example == rr.report.races[i].example);
     CHECK(r.races[i].count == rr.report.races[i].count);
   }
+}
+
+TEST_CASE("stop_when_raced also stops a pass after the thread whose turn met the race") {
+  auto k = load(racy_after_fence);
+  auto l = one_cta(64, {out_int("out", 64)});
+  const std::uint64_t per_thread = 5 + 5000 * 3 + 6;
+  observed_run rr = run_with(*k, l, false, false), stopped = run_with(*k, l, true, true);
+  CHECK(rr.raced);
+  CHECK(stopped.raced);
+  CHECK(rr.steps == 64 * per_thread);
+  // Both warps ran the two movs warp-wide; then threads 0 and 1 ran to their exits.
+  CHECK(stopped.steps == 64 * 2 + 2 * (per_thread - 2));
+  exec::float32_domain d([](const exec::input_ref&) { return 0.0; });
+  race::context ctx;
+  auto out = gpueq::check::run_cta(d, k->program, l, ctx);
+  CHECK(out.steps == rr.steps);
+  const race::report r = ctx.result();
+  REQUIRE(r.races.size() == rr.report.races.size());
+  for (std::size_t i = 0; i < r.races.size(); ++i) CHECK(r.races[i].example == rr.report.races[i].example);
 }

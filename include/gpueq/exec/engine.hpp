@@ -139,8 +139,9 @@ struct engine_options {
   // reaches as it is (deadlock_is_round_robins), again with this off). Off: each thread runs
   // until it blocks.
   bool warp_wide = true;
-  // A run that went warp-wide stops (run() returns as if complete) at the first pass or warp
-  // round after its observer found a race (an optional found_race()): check::run_cta runs such a
+  // A run that went warp-wide stops (run() returns as if complete) after the warp-wide
+  // instruction, warp turn or thread's turn in a pass in which its observer found a race (an
+  // optional found_race(); engine::abandoned): check::run_cta runs such a
   // run again under round robin and throws the first away, so the rest of it would be wasted work
   // (a racy pair's first run went to the end: a third to a half of its time). Off: runs complete.
   bool stop_when_raced = false;
@@ -274,6 +275,14 @@ class engine {
 
   // ---- scheduling: the passes and the deadlock report in exec/semantics/schedule.hpp ------
   void schedule();
+  // engine_options::stop_when_raced: this run went warp-wide and its observer found a race, so it
+  // will be run again under round robin; schedule() returns after the warp-wide instruction, warp
+  // turn or thread's turn in a pass in which the race was found.
+  bool abandoned() const {
+    if constexpr (requires { o_.found_race(); })
+      return options_.stop_when_raced && warp_steps_taken_ && o_.found_race();
+    return false;
+  }
   bool run_warp(std::uint32_t w, std::uint32_t budget);
   // Instructions a warp runs warp-wide in one round of schedule() before the next warp's turn.
   static constexpr std::uint32_t warp_round = 1024;

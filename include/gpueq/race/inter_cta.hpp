@@ -100,25 +100,31 @@ class grid_footprint {
         const bool r = mine.read & bit, w = mine.written & bit, at = mine.atomic & bit;
         if (!(r || w || at)) continue;
         byte& y = x.bytes[b];
+        // How each side touched the byte (the message is built only for a conflict).
+        enum class how : std::uint8_t { read, written, updated };
         std::int32_t other = -1;
-        std::string theirs, ours = w ? "written" : at ? updated(mine.op) : "read";
-        if (y.writer >= 0) other = y.writer, theirs = "written";
-        else if (w && y.reader >= 0) other = y.reader, theirs = "read";
-        else if ((w || r) && y.atomic >= 0) other = y.atomic, theirs = updated(y.op);
-        else if (at && y.reader >= 0) other = y.reader, theirs = "read", ours = updated(mine.op);
+        how theirs = how::read, ours = w ? how::written : at ? how::updated : how::read;
+        exec::atomic_op their_op = exec::atomic_op::none;
+        if (y.writer >= 0) other = y.writer, theirs = how::written;
+        else if (w && y.reader >= 0) other = y.reader, theirs = how::read;
+        else if ((w || r) && y.atomic >= 0) other = y.atomic, theirs = how::updated, their_op = y.op;
+        else if (at && y.reader >= 0) other = y.reader, theirs = how::read, ours = how::updated;
         else if (at && y.atomic >= 0 && (y.op != mine.op || mine.op == exec::atomic_op::other))
-          other = y.atomic, theirs = updated(y.op), ours = updated(mine.op);
+          other = y.atomic, theirs = how::updated, their_op = y.op, ours = how::updated;
         if (w && y.writer < 0) y.writer = cta;
         if (r && y.reader < 0) y.reader = cta;
         if (at && y.atomic < 0) y.atomic = cta, y.op = mine.op;
         if (other >= 0 && !conflict_) {
+          auto text = [](how h, exec::atomic_op op) {
+            return h == how::written ? std::string("written") : h == how::read ? std::string("read") : updated(op);
+          };
           std::uint32_t region = static_cast<std::uint32_t>(key >> 44);
           std::uint64_t at_byte = ((key & ((std::uint64_t{1} << 44) - 1)) << 2) + b;
           const auto& rg = info.regions[region];
           const std::uint64_t unit = rg.element_bytes ? rg.element_bytes : 4;
           conflict_ = (rg.byte_indexed ? exec::place_name(rg, at_byte) : rg.name + "[" + std::to_string(at_byte / unit) + "]") +
-                      " is " + ours + " by CTA " + cta_text(id) + " and " +
-                      theirs + " by CTA " + cta_text(ids_[static_cast<std::size_t>(other)]) +
+                      " is " + text(ours, mine.op) + " by CTA " + cta_text(id) + " and " +
+                      text(theirs, their_op) + " by CTA " + cta_text(ids_[static_cast<std::size_t>(other)]) +
                       " (the result depends on the order of the CTAs)";
         }
       }

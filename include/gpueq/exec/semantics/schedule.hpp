@@ -22,12 +22,6 @@ namespace gpueq::exec {
 
 template <value_domain D, observer O>
 inline void engine<D, O>::schedule() {
-  // engine_options::stop_when_raced: this run will be run again under round robin.
-  auto abandoned = [&] {
-    if constexpr (requires { o_.found_race(); })
-      return options_.stop_when_raced && warp_steps_taken_ && o_.found_race();
-    return false;
-  };
   for (;;) {
     if (abandoned()) return;
     bool moved = false;
@@ -79,7 +73,10 @@ inline void engine<D, O>::schedule() {
         for (bool again = true; again;) {
           if (abandoned()) return;
           again = false;
-          for (std::uint32_t w = 0; w < warps_; ++w) again = run_warp(w, warp_round) || again;
+          for (std::uint32_t w = 0; w < warps_; ++w) {
+            again = run_warp(w, warp_round) || again;
+            if (abandoned()) return;
+          }
         }
       break_at_release_ = rounds;
       barrier_released_ = false;
@@ -90,6 +87,7 @@ inline void engine<D, O>::schedule() {
         if (status_[t] == status::runnable) {
           run_thread(t);
           moved = true;
+          if (abandoned()) return;
           if (barrier_released_) {
             warp_steps_taken_ = true;  // not round robin's order any more (went_warp_wide)
             resume_from_ = t;
@@ -333,7 +331,7 @@ inline bool engine<D, O>::run_warp(std::uint32_t w, std::uint32_t budget) {
       GPUEQ_EXEC_FAST_OPS(GPUEQ_X)
 #undef GPUEQ_X
     }
-    if (!all) return false;
+    if (!all || abandoned()) return false;
     // Every lane ran it and is still runnable (warp_lanes), and no lane exits warp-wide; after
     // anything but a branch (which may diverge) they all stand at pc + 1.
     converged = p_.fast[pc].op != fast_op::bra;
