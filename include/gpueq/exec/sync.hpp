@@ -239,17 +239,21 @@ std::uint32_t arrived_per_warp(const open_generation& g, std::uint32_t warps, st
 class sync_table {
  public:
   open_generation& at(barrier_key k) {
+    // (A registration looks its resource up, and try_complete again: the last one first.)
+    if (last_ < keys_.size() && keys_[last_] == k) return states_[last_];
     auto it = std::lower_bound(keys_.begin(), keys_.end(), k);
     auto i = static_cast<std::size_t>(it - keys_.begin());
     if (it == keys_.end() || *it != k) {
       keys_.insert(it, k);
       states_.insert(states_.begin() + static_cast<std::ptrdiff_t>(i), open_generation{});
     }
+    last_ = i;
     return states_[i];
   }
   void clear() {
     keys_.clear();
     states_.clear();
+    last_ = 0;
   }
   // f(key, state) for every resource whose current generation has registrations, in key order.
   // f may complete the generation (empty its registrations) but not add resources.
@@ -262,6 +266,7 @@ class sync_table {
  private:
   std::vector<barrier_key> keys_;  // sorted; a CTA has few resources (16 barriers, a ring's mbarriers)
   std::vector<open_generation> states_;
+  std::size_t last_ = 0;  // the entry at() returned last
 };
 
 }  // namespace gpueq::exec

@@ -105,12 +105,13 @@ inline void engine<D, O>::try_complete(barrier_key key) {
   // bar.red: the reduction over every registrant's predicate.
   std::uint64_t popc = 0;
   bool all = true, any = false;
-  for (auto& r : regs) {
-    bool v = red_value_.contains(r.thread) && red_value_[r.thread];
-    popc += v;
-    all = all && v;
-    any = any || v;
-  }
+  if (!red_value_.empty())  // (else no bar.red registered and none of these is read)
+    for (auto& r : regs) {
+      bool v = red_value_.contains(r.thread) && red_value_[r.thread];
+      popc += v;
+      all = all && v;
+      any = any || v;
+    }
   for (auto& r : regs) {
     if (!r.waits) continue;
     std::uint32_t t = r.thread;
@@ -123,6 +124,10 @@ inline void engine<D, O>::try_complete(barrier_key key) {
     ++pc_[t];
   }
   red_value_.clear();
+  // The next generation registers into this one's storage (nothing registered meanwhile: the
+  // released threads have not run).
+  regs.clear();
+  if (bar.regs.empty()) bar.regs.swap(regs);
   barrier_released_ = break_at_release_;  // schedule goes back to warp-wide rounds
 }
 
