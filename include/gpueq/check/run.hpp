@@ -127,7 +127,7 @@ cta_run<typename D::result> run_cta(D& d, const exec::program& p, const exec::la
                                     const exec::engine_options& options = {}) {
   cta_run<typename D::result> out;
   exec::engine_options opts = options;
-  opts.stop_when_raced = true;  // (a warp-wide run that meets a race is run again below)
+  opts.stop_for_rerun = true;  // (a warp-wide run that meets a race or an error is run again below)
   for (;;) {
     exec::engine<D, O> e(p, l, d, o, opts);
     out.error = e.run();

@@ -139,12 +139,15 @@ struct engine_options {
   // reaches as it is (deadlock_is_round_robins), again with this off). Off: each thread runs
   // until it blocks.
   bool warp_wide = true;
-  // A run that went warp-wide stops (run() returns as if complete) after the warp-wide
-  // instruction, warp turn or thread's turn in a pass in which its observer found a race (an
-  // optional found_race(); engine::abandoned): check::run_cta runs such a
-  // run again under round robin and throws the first away, so the rest of it would be wasted work
-  // (a racy pair's first run went to the end: a third to a half of its time). Off: runs complete.
-  bool stop_when_raced = false;
+  // The caller runs a warp-wide run that met a race or an error again under round robin
+  // (check::run_cta) and throws the first away, so the rest of it would be wasted work (a racy
+  // pair's first run went to the end: a third to a half of its time). A run that went warp-wide
+  // then stops (run() returns as if complete) after the warp-wide instruction, warp turn or
+  // thread's turn in a pass in which its observer found a race (an optional found_race();
+  // engine::abandoned), and fails at once with the error of a lane that cannot run a warp-wide
+  // instruction because it fails (without the option that lane is left for round robin, which
+  // meets the error in its turn). Off: runs complete.
+  bool stop_for_rerun = false;
 };
 
 // The resident memory of this process in MiB, 0 where it cannot be read.
@@ -192,10 +195,11 @@ class engine {
     }
   }
   // Whether some lane ran an instruction warp-wide (engine_options::warp_wide), or a per-thread
-  // pass broke off at a barrier's release to go warp-wide again (schedule). Such a run that
-  // stopped with an error, or whose observer found a race, reports round robin's error but may
-  // have counted more steps and shown the observer other events first: check::run_cta runs it
-  // again under round robin.
+  // pass broke off at a barrier's release to go warp-wide again (schedule), or a lane failed
+  // warp-wide under stop_for_rerun. Such a run that stopped with an error, or whose observer
+  // found a race, may have counted more steps, shown the observer other events first or (under
+  // stop_for_rerun) stopped at another error than round robin's: check::run_cta runs it again
+  // under round robin.
   bool went_warp_wide() const { return warp_steps_taken_; }
   // Whether this run's error is a deadlock that round robin reaches as it is, steps included, so
   // that a warp-wide run that met it (and no race: the caller's part) need not run again. Warp-wide
@@ -275,12 +279,12 @@ class engine {
 
   // ---- scheduling: the passes and the deadlock report in exec/semantics/schedule.hpp ------
   void schedule();
-  // engine_options::stop_when_raced: this run went warp-wide and its observer found a race, so it
+  // engine_options::stop_for_rerun: this run went warp-wide and its observer found a race, so it
   // will be run again under round robin; schedule() returns after the warp-wide instruction, warp
   // turn or thread's turn in a pass in which the race was found.
   bool abandoned() const {
     if constexpr (requires { o_.found_race(); })
-      return options_.stop_when_raced && warp_steps_taken_ && o_.found_race();
+      return options_.stop_for_rerun && warp_steps_taken_ && o_.found_race();
     return false;
   }
   bool run_warp(std::uint32_t w, std::uint32_t budget);

@@ -382,6 +382,12 @@ inline bool engine<D, O>::warp_lanes(std::uint32_t first, std::uint32_t end, std
     } catch (const read_wait&) {
       read_waits_ = false;
     } catch (const run_failure&) {
+      // The run will be run again under round robin (engine_options::stop_for_rerun): stop now,
+      // as a run that went warp-wide (this error need not be the one round robin meets first).
+      if (options_.stop_for_rerun) {
+        warp_steps_taken_ = true;
+        throw;
+      }
     }
     if (!executed) {  // round robin runs it (and counts it) in its turn
       if (no_checks) --ran;

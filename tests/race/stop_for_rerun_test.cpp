@@ -1,4 +1,4 @@
-// engine_options::stop_when_raced: a run that went warp-wide stops after the warp-wide
+// engine_options::stop_for_rerun: a run that went warp-wide stops after the warp-wide
 // instruction, warp turn or thread's turn in a pass in which its race context found a race (check::run_cta runs such a run again under round robin),
 // and run_cta's result is the round-robin run's, with or without the early stop.
 #include <gpueq/check/run.hpp>
@@ -45,30 +45,12 @@ LOOP:
 
 // The same with a fence first: warp-wide execution stops at it (after the two movs), and the
 // per-thread pass runs each thread to its exit; thread 1's store meets thread 0's.
-const char* racy_after_fence = R"(
-.visible .entry k(.param .u64 out_param)
-{
-  .reg .pred %p<2>;
-  .reg .b32 %r<8>;
-  .reg .b64 %rd<6>;
-  .shared .align 4 .b32 s[1];
-  mov.u32 %r1, %tid.x;
-  mov.u32 %r2, s;
-  membar.cta;
-  st.shared.u32 [%r2], %r1;
-  mov.u32 %r3, 0;
-LOOP:
-  add.u32 %r3, %r3, 1;
-  setp.lt.u32 %p1, %r3, 5000;
-  @%p1 bra LOOP;
-  ld.param.u64 %rd1, [out_param];
-  cvta.to.global.u64 %rd2, %rd1;
-  mul.wide.u32 %rd3, %r1, 4;
-  add.s64 %rd4, %rd2, %rd3;
-  st.global.u32 [%rd4], %r3;
-  ret;
+std::string racy_after_fence() {
+  std::string s = racy_then_long;
+  const std::string after = "  mov.u32 %r2, s;\n";
+  s.insert(s.find(after) + after.size(), "  membar.cta;\n");
+  return s;
 }
-)";
 
 struct observed_run {
   bool raced = false;
@@ -81,7 +63,7 @@ observed_run run_with(const kernel& k, const exec::launch& l, bool warp_wide, bo
   race::context ctx;
   exec::engine_options o;
   o.warp_wide = warp_wide;
-  o.stop_when_raced = stop;
+  o.stop_for_rerun = stop;
   exec::engine<exec::float32_domain, race::context> e(k.program, l, d, ctx, o);
   CHECK_FALSE(e.run().has_value());
   return {ctx.found_race(), e.stats().steps, ctx.result()};
@@ -89,7 +71,7 @@ observed_run run_with(const kernel& k, const exec::launch& l, bool warp_wide, bo
 
 }  // namespace
 
-TEST_CASE("a warp-wide run that met a race stops early under stop_when_raced; run_cta's report is round robin's") {
+TEST_CASE("a warp-wide run that met a race stops early under stop_for_rerun; run_cta's report is round robin's") {
   auto k = load(racy_then_long);
   auto l = one_cta(64, {out_int("out", 64)});
   // Each thread: 4 instructions, 5000 iterations of 3, then 6.
@@ -119,8 +101,8 @@ TEST_CASE("a warp-wide run that met a race stops early under stop_when_raced; ru
   }
 }
 
-TEST_CASE("stop_when_raced also stops a pass after the thread whose turn met the race") {
-  auto k = load(racy_after_fence);
+TEST_CASE("stop_for_rerun also stops a pass after the thread whose turn met the race") {
+  auto k = load(racy_after_fence());
   auto l = one_cta(64, {out_int("out", 64)});
   const std::uint64_t per_thread = 5 + 5000 * 3 + 6;
   observed_run rr = run_with(*k, l, false, false), stopped = run_with(*k, l, true, true);
@@ -136,4 +118,71 @@ TEST_CASE("stop_when_raced also stops a pass after the thread whose turn met the
   const race::report r = ctx.result();
   REQUIRE(r.races.size() == rr.report.races.size());
   for (std::size_t i = 0; i < r.races.size(); ++i) CHECK(r.races[i].example == rr.report.races[i].example);
+}
+
+// Thread 40 stores out of bounds (out has 40 elements) after a long loop. Under stop_for_rerun
+// the warp-wide run fails as soon as lane 40's store would; run_cta's error and steps are round
+// robin's.
+namespace {
+const char* late_oob = R"(
+.visible .entry k(.param .u64 out_param)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<6>;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r3, 0;
+LOOP:
+  add.u32 %r3, %r3, 1;
+  setp.lt.u32 %p1, %r3, 1000;
+  @%p1 bra LOOP;
+  ld.param.u64 %rd1, [out_param];
+  cvta.to.global.u64 %rd2, %rd1;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r3;
+  ret;
+}
+)";
+
+struct failed_run {
+  exec::run_error error;
+  std::uint64_t steps = 0;
+};
+
+failed_run fail_with(const kernel& k, const exec::launch& l, bool warp_wide, bool stop) {
+  exec::float32_domain d([](const exec::input_ref&) { return 0.0; });
+  race::context ctx;
+  exec::engine_options o;
+  o.warp_wide = warp_wide;
+  o.stop_for_rerun = stop;
+  exec::engine<exec::float32_domain, race::context> e(k.program, l, d, ctx, o);
+  auto error = e.run();
+  REQUIRE(error.has_value());
+  CHECK(e.went_warp_wide() == warp_wide);
+  return {*error, e.stats().steps};
+}
+}  // namespace
+
+TEST_CASE("stop_for_rerun: a lane that fails warp-wide stops the run; run_cta's error is round robin's") {
+  auto k = load(late_oob);
+  auto l = one_cta(64, {out_int("out", 40)});
+  const std::uint64_t per_thread = 2 + 1000 * 3 + 6;  // to ret; the store is the 5th after the loop
+  failed_run rr = fail_with(*k, l, false, false), ww = fail_with(*k, l, true, false), stopped = fail_with(*k, l, true, true);
+  CHECK(rr.error.kind == exec::error_kind::out_of_bounds);
+  CHECK(rr.error.thread == 40);
+  // Round robin: threads 0..39 run to their exits, thread 40 up to its store.
+  CHECK(rr.steps == 40 * per_thread + per_thread - 1);
+  CHECK(ww.error.message == rr.error.message);
+  // Warp 0 ran warp-wide up to its ret (an exit is no warp-wide instruction), then warp 1 up to
+  // the store, which lanes 32..39 ran and lane 40 failed (its step counted).
+  CHECK(stopped.error.kind == exec::error_kind::out_of_bounds);
+  CHECK(stopped.error.thread == 40);
+  CHECK(stopped.steps == 32 * (per_thread - 1) + 32 * (per_thread - 2) + 9);
+  exec::float32_domain d([](const exec::input_ref&) { return 0.0; });
+  race::context ctx;
+  auto out = gpueq::check::run_cta(d, k->program, l, ctx);
+  REQUIRE(out.error.has_value());
+  CHECK(out.error->message == rr.error.message);
+  CHECK(out.steps == rr.steps);
 }
