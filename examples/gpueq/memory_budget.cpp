@@ -34,8 +34,7 @@ namespace {
 // Signed: a GMP block allocated before the tool installed its functions (a static initializer's)
 // is released without having been charged, which may only make the count low, never wrap.
 std::atomic<std::int64_t> live_bytes{0};
-std::atomic<std::size_t> budget_bytes{0};  // 0: no limit
-std::atomic<bool> counting{false};         // a budget is set: charge and release every block
+std::atomic<std::size_t> budget_bytes{0};  // 0: no limit, and no block is charged or released
 
 #if GPUEQ_CLI_ACCOUNTING
 std::size_t charge(void* p) {
@@ -49,9 +48,10 @@ void release(void* p) {
 
 void* counted(void* p, std::size_t request) {
   if (!p) throw std::bad_alloc();
+  const std::size_t budget = budget_bytes.load(std::memory_order_relaxed);
+  if (!budget) return p;
   std::size_t now = charge(p);
-  std::size_t budget = budget_bytes.load(std::memory_order_relaxed);
-  if (budget && now > budget) {
+  if (now > budget) {
     release(p);
     std::free(p);
     throw memory_budget_exceeded(request, now, budget);
@@ -59,22 +59,14 @@ void* counted(void* p, std::size_t request) {
   return p;
 }
 
-void* uncounted(void* p) {
-  if (!p) throw std::bad_alloc();
-  return p;
-}
-void* allocate(std::size_t n) {
-  void* p = std::malloc(n ? n : 1);
-  return counting.load(std::memory_order_relaxed) ? counted(p, n) : uncounted(p);
-}
+void* allocate(std::size_t n) { return counted(std::malloc(n ? n : 1), n); }
 void* allocate(std::size_t n, std::align_val_t al) {
   std::size_t a = static_cast<std::size_t>(al);
   std::size_t rounded = (n + a - 1) / a * a;  // aligned_alloc wants a multiple of the alignment
-  void* p = std::aligned_alloc(a, rounded ? rounded : a);
-  return counting.load(std::memory_order_relaxed) ? counted(p, n) : uncounted(p);
+  return counted(std::aligned_alloc(a, rounded ? rounded : a), n);
 }
 void deallocate(void* p) {
-  if (counting.load(std::memory_order_relaxed)) release(p);
+  if (budget_bytes.load(std::memory_order_relaxed)) release(p);
   std::free(p);
 }
 
@@ -112,8 +104,8 @@ bool set_memory_budget(std::uint64_t mib) {
   static const bool gmp_counted = (mp_set_memory_functions(gmp_allocate, gmp_reallocate, gmp_free), true);
   (void)gmp_counted;
 #endif
+  // (Before any worker thread starts: from here on every block is charged and released.)
   budget_bytes.store(static_cast<std::size_t>(mib) << 20, std::memory_order_relaxed);
-  counting.store(true, std::memory_order_relaxed);  // (before any worker thread starts)
   return true;
 #else
   (void)mib;

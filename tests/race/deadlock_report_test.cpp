@@ -126,7 +126,7 @@ deadlocked_run run_engine(const kernel& k, const exec::launch& l, bool warp_wide
   auto error = e.run();
   REQUIRE(error.has_value());
   CHECK_FALSE(ctx.found_race());
-  return {*error, e.stats().steps, e.went_warp_wide(), e.deadlock_is_round_robins()};
+  return {*error, e.stats().steps, e.went_warp_wide(), e.deadlock_is_round_robins(*error)};
 }
 
 // k deadlocks under both schedules with the same report and steps; run_cta reports the same.

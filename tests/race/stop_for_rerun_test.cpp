@@ -10,6 +10,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 using namespace exec_test;
@@ -53,20 +54,25 @@ std::string racy_after_fence() {
 }
 
 struct observed_run {
+  std::optional<exec::run_error> error;
   bool raced = false;
   std::uint64_t steps = 0;
   race::report report;
 };
 
-observed_run run_with(const kernel& k, const exec::launch& l, bool warp_wide, bool stop) {
+// Runs k in float32 with a race context; the run fails exactly when `fails` says, and it went
+// warp-wide exactly when asked to.
+observed_run run_with(const kernel& k, const exec::launch& l, bool warp_wide, bool stop, bool fails = false) {
   exec::float32_domain d([](const exec::input_ref&) { return 0.0; });
   race::context ctx;
   exec::engine_options o;
   o.warp_wide = warp_wide;
   o.stop_for_rerun = stop;
   exec::engine<exec::float32_domain, race::context> e(k.program, l, d, ctx, o);
-  CHECK_FALSE(e.run().has_value());
-  return {ctx.found_race(), e.stats().steps, ctx.result()};
+  auto error = e.run();
+  CHECK(error.has_value() == fails);
+  CHECK(e.went_warp_wide() == warp_wide);
+  return {error, ctx.found_race(), e.stats().steps, ctx.result()};
 }
 
 }  // namespace
@@ -144,45 +150,31 @@ LOOP:
   ret;
 }
 )";
-
-struct failed_run {
-  exec::run_error error;
-  std::uint64_t steps = 0;
-};
-
-failed_run fail_with(const kernel& k, const exec::launch& l, bool warp_wide, bool stop) {
-  exec::float32_domain d([](const exec::input_ref&) { return 0.0; });
-  race::context ctx;
-  exec::engine_options o;
-  o.warp_wide = warp_wide;
-  o.stop_for_rerun = stop;
-  exec::engine<exec::float32_domain, race::context> e(k.program, l, d, ctx, o);
-  auto error = e.run();
-  REQUIRE(error.has_value());
-  CHECK(e.went_warp_wide() == warp_wide);
-  return {*error, e.stats().steps};
-}
 }  // namespace
 
 TEST_CASE("stop_for_rerun: a lane that fails warp-wide stops the run; run_cta's error is round robin's") {
   auto k = load(late_oob);
   auto l = one_cta(64, {out_int("out", 40)});
   const std::uint64_t per_thread = 2 + 1000 * 3 + 6;  // to ret; the store is the 5th after the loop
-  failed_run rr = fail_with(*k, l, false, false), ww = fail_with(*k, l, true, false), stopped = fail_with(*k, l, true, true);
-  CHECK(rr.error.kind == exec::error_kind::out_of_bounds);
-  CHECK(rr.error.thread == 40);
+  observed_run rr = run_with(*k, l, false, false, true), ww = run_with(*k, l, true, false, true),
+               stopped = run_with(*k, l, true, true, true);
+  REQUIRE(rr.error.has_value());
+  REQUIRE(ww.error.has_value());
+  REQUIRE(stopped.error.has_value());
+  CHECK(rr.error->kind == exec::error_kind::out_of_bounds);
+  CHECK(rr.error->thread == 40);
   // Round robin: threads 0..39 run to their exits, thread 40 up to its store.
   CHECK(rr.steps == 40 * per_thread + per_thread - 1);
-  CHECK(ww.error.message == rr.error.message);
+  CHECK(ww.error->message == rr.error->message);
   // Warp 0 ran warp-wide up to its ret (an exit is no warp-wide instruction), then warp 1 up to
   // the store, which lanes 32..39 ran and lane 40 failed (its step counted).
-  CHECK(stopped.error.kind == exec::error_kind::out_of_bounds);
-  CHECK(stopped.error.thread == 40);
+  CHECK(stopped.error->kind == exec::error_kind::out_of_bounds);
+  CHECK(stopped.error->thread == 40);
   CHECK(stopped.steps == 32 * (per_thread - 1) + 32 * (per_thread - 2) + 9);
   exec::float32_domain d([](const exec::input_ref&) { return 0.0; });
   race::context ctx;
   auto out = gpueq::check::run_cta(d, k->program, l, ctx);
   REQUIRE(out.error.has_value());
-  CHECK(out.error->message == rr.error.message);
+  CHECK(out.error->message == rr.error->message);
   CHECK(out.steps == rr.steps);
 }

@@ -140,7 +140,7 @@ cta_run<typename D::result> run_cta(D& d, const exec::program& p, const exec::la
     // scheduler's passes decided something on the way (exec::engine::deadlock_is_round_robins).
     bool raced = false;
     if constexpr (requires { o.found_race(); }) raced = o.found_race();
-    if (e.went_warp_wide() && (raced || (out.error && !e.deadlock_is_round_robins()))) {
+    if (e.went_warp_wide() && (raced || (out.error && !e.deadlock_is_round_robins(*out.error)))) {
       opts.warp_wide = false;
       if constexpr (requires { d.restart_run(); }) d.restart_run();
       continue;

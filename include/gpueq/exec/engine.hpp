@@ -190,7 +190,6 @@ class engine {
       schedule();
       return std::nullopt;
     } catch (const run_failure& f) {
-      stopped_by_ = f.error.kind;
       return f.error;
     }
   }
@@ -201,8 +200,9 @@ class engine {
   // stop_for_rerun) stopped at another error than round robin's: check::run_cta runs it again
   // under round robin.
   bool went_warp_wide() const { return warp_steps_taken_; }
-  // Whether this run's error is a deadlock that round robin reaches as it is, steps included, so
-  // that a warp-wide run that met it (and no race: the caller's part) need not run again. Warp-wide
+  // Whether error, the one run() returned, is a deadlock that round robin reaches as it is, steps
+  // included, so that a warp-wide run that met it (and no race: the caller's part) need not run
+  // again. Warp-wide
   // execution moves only data instructions (run_warp); every synchronizing instruction keeps round
   // robin's order, so without a race each thread runs the instructions it runs under round robin
   // and registers at the barriers it registers at in the same order: the same generations, the
@@ -210,8 +210,8 @@ class engine {
   // parked to wait for a write counts a step at each retry, parked mbarrier waits are answered
   // false and held threads released when a pass moves nothing. A run that did any of those is
   // run again (scheduled_by_passes_).
-  bool deadlock_is_round_robins() const {
-    return stopped_by_ == error_kind::deadlock && !scheduled_by_passes_;
+  bool deadlock_is_round_robins(const run_error& error) const {
+    return error.kind == error_kind::deadlock && !scheduled_by_passes_;
   }
 
   const run_stats& stats() const { return stats_; }
@@ -789,7 +789,6 @@ class engine {
   // A load parked, parked mbarrier waits were answered false or held threads released: what the
   // run did depends on where the scheduler's passes began and ended (deadlock_is_round_robins).
   bool scheduled_by_passes_ = false;
-  std::optional<error_kind> stopped_by_;  // the kind of the error run() returned
   std::uint32_t resume_from_ = 0;         // the thread the next per-thread pass starts with
   std::uint64_t next_check_ = 0;      // the step count at which checks() runs next
   std::vector<fast_window> windows_;       // per region

@@ -70,8 +70,7 @@ inline void engine<D, O>::schedule() {
       // instructions move, as in the rounds: only unordered accesses of different threads.
       const bool rounds = warp_wide_ && hold_ == hold_phase::off;
       if (rounds)
-        for (bool again = true; again;) {
-          if (abandoned()) return;
+        for (bool again = true; again;) {  // (abandoned: checked after each warp's turn)
           again = false;
           for (std::uint32_t w = 0; w < warps_; ++w) {
             again = run_warp(w, warp_round) || again;
@@ -151,7 +150,6 @@ inline void engine<D, O>::setup() {
   waiting_reads_.clear();
   read_waits_ = false;
   scheduled_by_passes_ = false;
-  stopped_by_.reset();
   hold_setup();
   warp_mask_.assign(n_, 0);
   copies_.assign(n_, {});
