@@ -618,6 +618,30 @@ $L_done:)",
               4, false);
 }
 
+TEST_CASE("fast forms: volatile loads and stores have the plain ones' fast forms and agree with the generic path") {
+  // .volatile means nothing more to the engine than a plain access (the warp-synchronous
+  // reductions and stencils read and write shared memory through volatile pointers).
+  const std::string body = R"(
+  ld.volatile.global.f32 %f1, [%rd10];
+  st.volatile.shared.f32 [%r5], %f1;
+  bar.sync 0;
+  ld.volatile.shared.f32 %f2, [%r5];
+  ld.volatile.f32 %f3, [%rd14];
+  add.f32 %f4, %f2, %f3;
+  st.volatile.global.f32 [%rd11], %f4;)";
+  const std::string text = memory_kernel(body);
+  auto k = load(text);
+  CHECK(fast_op_at(*k, text, "ld.volatile.global") == exec::fast_op::ld);
+  CHECK(fast_op_at(*k, text, "st.volatile.shared") == exec::fast_op::st);
+  CHECK(fast_op_at(*k, text, "ld.volatile.shared") == exec::fast_op::ld);
+  CHECK(fast_op_at(*k, text, "st.volatile.global") == exec::fast_op::st);
+  memory_case(body, 16, false);
+  // A volatile read past its array fails as the plain one does.
+  memory_case("st.shared.u32 [%r5], %r1;\n  bar.sync 0;\n  ld.volatile.shared.u32 %r8, [%r5+4];\n"
+              "  st.global.u32 [%rd12], %r8;",
+              16, true);
+}
+
 // Warp-wide execution's warp forms (engine::warp_fast: loads, f32 arithmetic, the integer ALU
 // run for a warp's lanes at once) on straight-line code they take whole, and on lanes they hand
 // back to the fast forms one by one: in each warp, lanes 0..15 read a word stored whole and lanes

@@ -332,9 +332,10 @@ outcome<D> warp_wide_and_round_robin(const kernel& k, const exec::launch& l, fix
 // Runs a kernel of 64 threads that stores y[t] = t, then y[64 + t] = second(t), warp-wide (and
 // under round robin: warp_wide_and_round_robin), and checks the values and that the stores came
 // in thread order, every first store before any second one: the i-th is thread i % 64's, to
-// element i.
+// element i; except that the second stores begin with warp `second_from` (then the warps after
+// it, in turn).
 template <class D, class Second>
-void stores_in_thread_order(std::string_view ptx, std::string file, Second second) {
+void stores_in_thread_order(std::string_view ptx, std::string file, Second second, std::uint32_t second_from = 0) {
   auto k = load(ptx, std::move(file));
   exec::launch l = one_cta(64, {out_int("y", 128)});
   fixture<D> f(small_integers(0));
@@ -351,8 +352,9 @@ void stores_in_thread_order(std::string_view ptx, std::string file, Second secon
   REQUIRE(got.size() == 128);
   for (std::uint32_t i = 0; i < 128; ++i) {
     CAPTURE(i);
-    CHECK(got[i].thread == i % 64);
-    CHECK(got[i].offset == i * 4);
+    const std::uint32_t t = i < 64 ? i : (i + 32 * second_from) % 64;
+    CHECK(got[i].thread == t);
+    CHECK(got[i].offset == (i < 64 ? t : 64 + t) * 4);
   }
 }
 
@@ -387,9 +389,10 @@ TEST_CASE_TEMPLATE("warp-wide execution: the warps take turns of warp_round inst
 }
 
 TEST_CASE_TEMPLATE("warp-wide execution: after a barrier's release the warps go on warp-wide", D, DOMAINS) {
-  // Both intervals in thread order. Round robin (and the pass before this change) ran thread 63,
-  // which completed the barrier, on through its second store first: 63, 0, 1, ..., 62.
-  stores_in_thread_order<D>(barrier_release_ptx, "released.ptx", [](std::uint32_t t) { return 100 + t; });
+  // The first interval in thread order; the second begins with warp 1, whose thread 63 completed
+  // the barrier (round robin runs thread 63 on through its second store first: 63, 0, 1, ..., 62),
+  // then warp 0: 32, ..., 63, 0, ..., 31.
+  stores_in_thread_order<D>(barrier_release_ptx, "released.ptx", [](std::uint32_t t) { return 100 + t; }, 1);
 }
 
 TEST_CASE_TEMPLATE("shfl over a whole warp and over half warps: values by hand, warp-wide and round robin", D, DOMAINS) {

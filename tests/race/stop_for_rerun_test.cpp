@@ -178,3 +178,48 @@ TEST_CASE("stop_for_rerun: a lane that fails warp-wide stops the run; run_cta's 
   CHECK(out.error->message == rr.error->message);
   CHECK(out.steps == rr.steps);
 }
+
+// After a barrier's release the warp-wide rounds begin with the warp of the thread that completed
+// it (round robin goes on with that thread): here thread 63 completes bar.sync, and warp 1's
+// lanes store first, so that lane 40's out-of-bounds store fails before warp 0 stores at all.
+// Round robin meets thread 63's store first (it goes on right after its barrier), which run_cta
+// reports.
+namespace {
+const char* oob_after_barrier = R"(
+.visible .entry k(.param .u64 out_param)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<6>;
+  mov.u32 %r1, %tid.x;
+  ld.param.u64 %rd1, [out_param];
+  cvta.to.global.u64 %rd2, %rd1;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  bar.sync 0;
+  st.global.u32 [%rd4], %r1;
+  ret;
+}
+)";
+}  // namespace
+
+TEST_CASE("stop_for_rerun: after a release the rounds begin with the releasing thread's warp") {
+  auto k = load(oob_after_barrier);
+  auto l = one_cta(64, {out_int("out", 40)});
+  observed_run rr = run_with(*k, l, false, false, true), stopped = run_with(*k, l, true, true, true);
+  REQUIRE(rr.error.has_value());
+  REQUIRE(stopped.error.has_value());
+  // Round robin: every thread runs its 6 instructions up to bar.sync; thread 63, the last, goes
+  // on to its store.
+  CHECK(rr.error->thread == 63);
+  CHECK(rr.steps == 64 * 6 + 1);
+  // Warp-wide: 5 instructions per lane, the barrier thread by thread, then warp 1 first: lanes
+  // 32..39 store and lane 40 fails (its step counted). (Warp 0 first would add its 32 stores.)
+  CHECK(stopped.error->thread == 40);
+  CHECK(stopped.steps == 64 * 6 + 9);
+  exec::float32_domain d([](const exec::input_ref&) { return 0.0; });
+  race::context ctx;
+  auto out = gpueq::check::run_cta(d, k->program, l, ctx);
+  REQUIRE(out.error.has_value());
+  CHECK(out.error->message == rr.error->message);
+  CHECK(out.steps == rr.steps);
+}

@@ -612,7 +612,8 @@ class decoder {
         return true;
       case op::ld: case op::st: {
         bool load = x.op == op::ld;
-        if (!only_flags(x, {flag::nc, flag::ca, flag::cg}) || x.ops.size() != 2 || x.vec > 4) return false;
+        // (.volatile means nothing more to the engine than a plain access: load and store ignore it)
+        if (!only_flags(x, {flag::nc, flag::ca, flag::cg, flag::volatile_}) || x.ops.size() != 2 || x.vec > 4) return false;
         const xoperand& data = x.ops[load ? 0 : 1];
         if (!memory_operand(x, x.ops[load ? 1 : 0], f)) return false;
         std::vector<const xoperand*> elems;

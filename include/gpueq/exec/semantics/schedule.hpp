@@ -68,11 +68,15 @@ inline void engine<D, O>::schedule() {
       // ones after it), so the instructions that never run warp-wide (atomics, barriers,
       // mbarrier arrivals and waits, collectives) keep round robin's order, and only data
       // instructions move, as in the rounds: only unordered accesses of different threads.
+      // After a pass broke off at a release, the rounds begin with the warp of the thread that
+      // completed the barrier (resume_from_), as round robin goes on with that thread, and take
+      // the warps after it in turn: a lane that fails in that interval then fails before the other
+      // warps ran theirs, as under round robin (which runs the CTA again all the same).
       const bool rounds = warp_wide_ && hold_ == hold_phase::off;
       if (rounds)
         for (bool again = true; again;) {  // (abandoned: checked after each warp's turn)
           again = false;
-          for (std::uint32_t w = 0; w < warps_; ++w) {
+          for (std::uint32_t i = 0, w = resume_from_ / warp_size; i < warps_; ++i, w = w + 1 == warps_ ? 0 : w + 1) {
             again = run_warp(w, warp_round) || again;
             if (abandoned()) return;
           }
