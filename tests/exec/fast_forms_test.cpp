@@ -642,6 +642,35 @@ TEST_CASE("fast forms: volatile loads and stores have the plain ones' fast forms
               16, true);
 }
 
+TEST_CASE("fast forms: loads and stores at a symbol's address ([s1+8]) agree with the generic path, errors included") {
+  // Every lane reads the same words (a broadcast, as nvcc reads a block reduction's result), and
+  // thread 3 alone stores at a symbol; a vector read; then reads past the array (into s2, which
+  // is an error, as through a register) and of a word nobody wrote.
+  const std::string body = R"(
+  st.shared.u32 [%r5], %r1;
+  setp.eq.u32 %p1, %r1, 3;
+  @%p1 st.shared.u32 [s2+4], %r1;
+  bar.sync 0;
+  ld.shared.u32 %r8, [s1+8];
+  ld.shared.v2.u32 {%r9, %r10}, [s1+16];
+  ld.shared.u32 %r11, [s2+4];
+  add.s32 %r12, %r8, %r9;
+  add.s32 %r13, %r12, %r10;
+  mad.lo.s32 %r14, %r11, 100, %r13;
+  st.global.u32 [%rd12], %r14;)";
+  const std::string text = memory_kernel(body);
+  auto k = load(text);
+  CHECK(fast_op_at(*k, text, "ld.shared.u32 %r8, [s1+8]") == exec::fast_op::ld);
+  CHECK(fast_op_at(*k, text, "ld.shared.v2.u32") == exec::fast_op::ld);
+  CHECK(fast_op_at(*k, text, "st.shared.u32 [s2+4]") == exec::fast_op::st);
+  memory_case(body, 16, false);
+  memory_case("st.shared.u32 [%r5], %r1;\n  bar.sync 0;\n  ld.shared.u32 %r8, [s1+64];\n  st.global.u32 [%rd12], %r8;",
+              16, true);
+  memory_case("st.shared.u32 [%r5], %r1;\n  bar.sync 0;\n  ld.shared.u32 %r8, [s2+60];\n  st.global.u32 [%rd12], %r8;",
+              16, true);
+  memory_case("ld.shared.u32 %r8, [s1+2];\n  st.global.u32 [%rd12], %r8;", 4, true);
+}
+
 // Warp-wide execution's warp forms (engine::warp_fast: loads, f32 arithmetic, the integer ALU
 // run for a warp's lanes at once) on straight-line code they take whole, and on lanes they hand
 // back to the fast forms one by one: in each warp, lanes 0..15 read a word stored whole and lanes

@@ -552,6 +552,19 @@ class engine {
     std::uint64_t at = 0;
     std::uint32_t provenance = 0;
   };
+  // The address of a fast load or store: its base register plus offset, or, for a symbol
+  // (fast_form::absolute: [tile+8]), the address setup found for the instruction (fixed_); false
+  // where the generic path takes it (a base that holds no plain bits, a symbol that is no array).
+  bool fast_address(lane_regs regs, const fast_form& f, std::uint32_t pc, address_value& a) const {
+    if (f.absolute) [[unlikely]] {
+      a = fixed_[pc];
+      return a.provenance != 0;
+    }
+    const value& base = regs[f.base];
+    if (base.t != value::tag::bits) return false;
+    a = {base.bits + f.offset, base.provenance};
+    return true;
+  }
   void layout_memory(run_info& info);
   value param_value(std::uint32_t i);
   value bound_value(bool tensor, std::uint32_t index, vtype t);
@@ -793,6 +806,10 @@ class engine {
   std::uint64_t next_check_ = 0;      // the step count at which checks() runs next
   std::vector<fast_window> windows_;       // per region
   std::vector<std::uint32_t> hint_;   // per instruction: the region it last accessed, or ~0u
+  // Per instruction: the address of a fast load or store of a symbol (fast_address), the same for
+  // every thread (a cluster run, whose shared symbols depend on the CTA, has no fast forms);
+  // provenance 0 where the symbol is no array.
+  std::vector<address_value> fixed_;
 };
 
 }  // namespace gpueq::exec

@@ -128,7 +128,9 @@ struct fast_form {
   float_mode mode;                 // f32_arith
   std::uint32_t guard = 0;         // the guard predicate's register
   std::uint32_t target = 0;        // bra
-  std::uint32_t base = 0;          // ld/st: the address register
+  std::uint32_t base = 0;          // ld/st: the address register, or the symbol where `absolute`
+  bool absolute = false;           // ld/st: the address is a symbol plus offset ([tile+8]), the same
+                                   // for every thread (engine::fixed_address)
   std::uint32_t dst[4] = {};       // destination register(s); ld: one per element
   std::uint32_t src[4] = {};       // source registers; st: one per element
   std::uint64_t offset = 0;        // ld/st: the address offset
@@ -499,13 +501,14 @@ class decoder {
     return true;
   }
   static bool memory_operand(const xinstr& x, const xoperand& a, fast_form& f) {
-    if (a.k != xoperand::kind::address || a.base_symbol) return false;
+    if (a.k != xoperand::kind::address || (a.base_symbol && !a.sym)) return false;
     if (x.has_space && x.space != ptx::state_space::global && x.space != ptx::state_space::shared) return false;
     std::uint32_t w = bytes(x.type);
     if (x.type == vtype::none || x.type == vtype::pred || (w != 1 && w != 2 && w != 4 && w != 8)) return false;
     f.space = x.has_space ? x.space : ptx::state_space::generic;
     f.width = static_cast<std::uint8_t>(w);
-    f.base = a.reg;
+    f.absolute = a.base_symbol;
+    f.base = a.base_symbol ? a.sym : a.reg;
     f.offset = a.imm;
     f.t_shift = shift_of(x.type);
     f.t_signed = is_signed(x.type);

@@ -541,9 +541,8 @@ inline auto engine<D, O>::locate_fast(std::uint32_t t, std::uint32_t pc, ptx::st
 
 template <value_domain D, observer O>
 inline bool engine<D, O>::fast_load(std::uint32_t t, lane_regs regs, const fast_form& f, std::uint32_t pc) {
-  const value& base = regs[f.base];
-  if (base.t != value::tag::bits) return false;
-  address_value addr{base.bits + f.offset, base.provenance};
+  address_value addr;
+  if (!fast_address(regs, f, pc, addr)) return false;
   std::uint32_t w = f.width, all = w * f.n;
   if (addr.at & (all - 1)) return false;  // misaligned: the generic path reports it
   place p = locate_fast(t, pc, f.space, addr, all);
@@ -587,7 +586,10 @@ inline std::uint32_t engine<D, O>::warp_load(std::uint32_t first, std::uint32_t 
   region<real>& r = *win.r;
   const std::uint32_t w = f.width, n = f.n, all = w * n;
   value* regs = warp_regs(first);
-  const value* base = regs + std::size_t{f.base} * warp_size;
+  // A symbol's address is every lane's (fast_address); otherwise each lane's base register.
+  const address_value fixed = f.absolute ? fixed_[pc] : address_value{};
+  if (f.absolute && !fixed.provenance) return first;
+  const value* base = f.absolute ? nullptr : regs + std::size_t{f.base} * warp_size;
   const bool generic = f.space == ptx::state_space::generic;
   const bool window_shared = win.shared;
   // An address in another state space than the window's, or one past it: [win.base, win.base +
@@ -604,9 +606,14 @@ inline std::uint32_t engine<D, O>::warp_load(std::uint32_t first, std::uint32_t 
   for (; t < end; ++t) {
     if (!whole && status_[t] == status::exited) continue;
     const std::uint32_t lane = t - first;
-    const value& b = base[lane];
-    if (b.t != value::tag::bits || (b.provenance != 0 && b.provenance != hinted + 1)) break;
-    std::uint64_t addr = b.bits + f.offset;
+    address_value a = fixed;
+    if (base) {
+      const value& b = base[lane];
+      if (b.t != value::tag::bits) break;
+      a = {b.bits + f.offset, b.provenance};
+    }
+    if (a.provenance != 0 && a.provenance != hinted + 1) break;
+    std::uint64_t addr = a.at;
     if (addr & (all - 1)) break;
     if (generic) {
       const bool shared = addr >= address::shared_window && addr < address::shared_window + address::window_size;
@@ -653,13 +660,12 @@ inline std::uint32_t engine<D, O>::warp_load(std::uint32_t first, std::uint32_t 
 
 template <value_domain D, observer O>
 inline bool engine<D, O>::fast_store(std::uint32_t t, lane_regs regs, const fast_form& f, std::uint32_t pc) {
-  const value& base = regs[f.base];
-  if (base.t != value::tag::bits) return false;
+  address_value addr;
+  if (!fast_address(regs, f, pc, addr)) return false;
   for (std::uint32_t i = 0; i < f.n; ++i)
     if (!f.is_imm(i) && (regs[f.src[i]].t == value::tag::empty || regs[f.src[i]].t == value::tag::predicate ||
                          (regs[f.src[i]].t == value::tag::packed && f.width != 2 * bytes(regs[f.src[i]].k))))
       return false;  // (a pair stored narrower than itself: store's rule)
-  address_value addr{base.bits + f.offset, base.provenance};
   std::uint32_t w = f.width, all = w * f.n;
   if (addr.at & (all - 1)) return false;
   place p = locate_fast(t, pc, f.space, addr, all);

@@ -102,7 +102,11 @@ inline void engine<D, O>::schedule() {
     }
     if (live_ == 0) break;
     moved = moved && stats_.steps - steps_before > waits_this_pass_;
-    if (!moved && resumed) continue;  // the threads before it have their turn in a whole pass
+    // A pass that resumed one broken off at a release ends that pass, which moved (the release):
+    // as at the end of any pass that moved, loads that wait are tried again in the next one, in
+    // its order (before, the thread that parked in the resumed part stayed parked, first in line,
+    // and the uninitialized read reported was its own, not round robin's first).
+    if (resumed) moved = true;
     if (!moved && hold_ == hold_phase::holding) {  // nothing else can move: the held threads go on
       release_hold();
       continue;
@@ -172,6 +176,10 @@ inline void engine<D, O>::setup() {
   info.warp_size = warp_size;
   layout_memory(info);
   hint_.assign(p_.code.size(), ~0u);
+  fixed_.assign(p_.code.size(), {});
+  for (std::size_t pc = 0; pc < p_.fast.size(); ++pc)
+    if (const fast_form& f = p_.fast[pc]; f.absolute && symbol_provenance(f.base))
+      fixed_[pc] = {symbol_address(0, f.base, f.offset), symbol_provenance(f.base)};
   // (a program not from decode has none; a cluster run's shared places depend on the CTA)
   fast_forms_ = options_.fast_forms && p_.fast.size() == p_.code.size() && !clustered_;
   warp_wide_ = fast_forms_ && options_.warp_wide && !options_.lockstep_warps && !options_.schedule_seed &&
