@@ -663,6 +663,12 @@ TEST_CASE("fast forms: loads and stores at a symbol's address ([s1+8]) agree wit
   CHECK(fast_op_at(*k, text, "ld.shared.u32 %r8, [s1+8]") == exec::fast_op::ld);
   CHECK(fast_op_at(*k, text, "ld.shared.v2.u32") == exec::fast_op::ld);
   CHECK(fast_op_at(*k, text, "st.shared.u32 [s2+4]") == exec::fast_op::st);
+  // (and every kernel here reads its parameters whole by name, converts addresses with cvta and
+  // takes arrays' addresses with mov: fast forms too, cvta as an add of the space's window)
+  CHECK(fast_op_at(*k, text, "ld.param.u64 %rd1, [x_param]") == exec::fast_op::ld_param);
+  CHECK(fast_op_at(*k, text, "cvta.to.global.u64 %rd4") == exec::fast_op::int_add);
+  CHECK(fast_op_at(*k, text, "cvta.shared.u64 %rd8") == exec::fast_op::int_add);
+  CHECK(fast_op_at(*k, text, "mov.u32 %r2, s1") == exec::fast_op::mov);
   memory_case(body, 16, false);
   memory_case("st.shared.u32 [%r5], %r1;\n  bar.sync 0;\n  ld.shared.u32 %r8, [s1+64];\n  st.global.u32 [%rd12], %r8;",
               16, true);

@@ -166,13 +166,7 @@ struct run_stats {
   std::uint32_t warp_collectives = 0;
 };
 
-// Address windows: where each state space lives in the 64-bit generic address space.
-namespace address {
-inline constexpr std::uint64_t global_stride = std::uint64_t{1} << 40;  // tensor i at (i+1) << 40
-inline constexpr std::uint64_t shared_window = std::uint64_t{1} << 56;
-inline constexpr std::uint64_t local_window = std::uint64_t{1} << 57;
-inline constexpr std::uint64_t window_size = std::uint64_t{1} << 40;
-}  // namespace address
+// (The address windows, namespace address, are in exec/program.hpp: cvta's fast form adds them.)
 
 template <value_domain D, observer O = null_observer>
 class engine {
@@ -810,6 +804,9 @@ class engine {
   // every thread (a cluster run, whose shared symbols depend on the CTA, has no fast forms);
   // provenance 0 where the symbol is no array.
   std::vector<address_value> fixed_;
+  // Per instruction: the kernel parameter a fast ld.param reads whole (fast_op::ld_param), or ~0u
+  // (a struct passed by value, a name that is no parameter: the generic path).
+  std::vector<std::uint32_t> param_at_;
 };
 
 }  // namespace gpueq::exec

@@ -102,10 +102,19 @@ struct xoperand {
 #define GPUEQ_EXEC_FAST_OPS(X)                                                                                       \
   X(none) X(bra) X(mov) X(mov_special) X(int_add) X(int_sub) X(int_mul_lo) X(int_mul_wide) X(int_mad_lo)           \
   X(int_mad_wide) X(int_shl) X(int_shr) X(int_and) X(int_or) X(int_xor) X(int_min) X(int_max) X(cvt_int) X(setp_int) \
-  X(setp_f32) X(selp) X(f32_arith) X(ld) X(st)
+  X(setp_f32) X(selp) X(f32_arith) X(ld) X(st) X(ld_param)
 #define GPUEQ_X(e) e,
 enum class fast_op : std::uint8_t { GPUEQ_EXEC_FAST_OPS(GPUEQ_X) };
 #undef GPUEQ_X
+
+// Address windows: where each state space lives in the 64-bit generic address space (the
+// engine's memory layout; cvta adds or takes off a window, in its generic and its fast form).
+namespace address {
+inline constexpr std::uint64_t global_stride = std::uint64_t{1} << 40;  // tensor i at (i+1) << 40
+inline constexpr std::uint64_t shared_window = std::uint64_t{1} << 56;
+inline constexpr std::uint64_t local_window = std::uint64_t{1} << 57;
+inline constexpr std::uint64_t window_size = std::uint64_t{1} << 40;
+}  // namespace address
 
 // A decoded instruction's fast form, with what the engine's inner loop needs of the instruction
 // (guard, branch target) so that the loop reads these records only. The fields the common forms
@@ -129,8 +138,9 @@ struct fast_form {
   std::uint32_t guard = 0;         // the guard predicate's register
   std::uint32_t target = 0;        // bra
   std::uint32_t base = 0;          // ld/st: the address register, or the symbol where `absolute`
-  bool absolute = false;           // ld/st: the address is a symbol plus offset ([tile+8]), the same
-                                   // for every thread (engine::fixed_address)
+  bool absolute = false;           // ld/st: the address is a symbol plus offset ([tile+8]); mov: the
+                                   // source is one (mov.u32 %r1, tile): the same for every thread
+                                   // (engine::fixed_)
   std::uint32_t dst[4] = {};       // destination register(s); ld: one per element
   std::uint32_t src[4] = {};       // source registers; st: one per element
   std::uint64_t offset = 0;        // ld/st: the address offset
@@ -564,7 +574,26 @@ class decoder {
           return true;
         }
         f.op = fast_op::mov;
+        if (x.ops[1].k == xoperand::kind::symbol && x.ops[1].sym && x.type != vtype::pred) {
+          f.absolute = true;
+          f.base = x.ops[1].sym;
+          f.offset = x.ops[1].imm;
+          return true;
+        }
         return source_of(x.ops[1], f, 0);
+      case op::cvta: {
+        // The address plus its space's window (minus it: .to), bits and provenance as add's.
+        if (!only_flags(x, {flag::to}) || !x.has_space) return false;
+        std::uint64_t window = 0;
+        if (x.space == ptx::state_space::shared) window = address::shared_window;
+        else if (x.space == ptx::state_space::local) window = address::local_window;
+        else if (x.space != ptx::state_space::global) return false;
+        if (!integer(fast_op::int_add, 1, x.type)) return false;
+        f.n = 2;
+        f.imm = static_cast<std::uint8_t>(f.imm | 2u);
+        f.imms[1] = x.has(flag::to) ? std::uint64_t{0} - window : window;
+        return true;
+      }
       case op::add: case op::sub: case op::and_: case op::or_: case op::xor_: case op::min: case op::max:
         if (!x.flags && integer(x.op == op::add ? fast_op::int_add : x.op == op::sub ? fast_op::int_sub
                                 : x.op == op::and_ ? fast_op::int_and : x.op == op::or_ ? fast_op::int_or
@@ -615,6 +644,19 @@ class decoder {
         return true;
       case op::ld: case op::st: {
         bool load = x.op == op::ld;
+        // A whole kernel parameter by name (ld.param.u64 %rd1, [k_param_0]): the parameter's value,
+        // which setup finds per instruction (engine::param_at_; a struct field or anything else
+        // there takes the generic path).
+        if (load && x.has_space && x.space == ptx::state_space::param) {
+          const xoperand& a = x.ops.size() == 2 ? x.ops[1] : x.ops[0];
+          if (x.flags || x.ops.size() != 2 || x.ops[0].k != xoperand::kind::reg || a.k != xoperand::kind::address ||
+              !a.base_symbol || !a.sym || a.imm != 0 || x.vec != 1)
+            return false;
+          f.op = fast_op::ld_param;
+          f.dst[0] = x.ops[0].reg;
+          f.base = a.sym;
+          return true;
+        }
         // (.volatile means nothing more to the engine than a plain access: load and store ignore it)
         if (!only_flags(x, {flag::nc, flag::ca, flag::cg, flag::volatile_}) || x.ops.size() != 2 || x.vec > 4) return false;
         const xoperand& data = x.ops[load ? 0 : 1];

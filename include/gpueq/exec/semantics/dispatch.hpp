@@ -177,7 +177,13 @@ inline std::uint32_t engine<D, O>::fast_step(std::uint32_t t, std::uint32_t pc) 
     case fast_op::none: return no_fast;
     case fast_op::bra: return f.target;
     case fast_op::mov: {
-      if (f.imm) {
+      if (f.absolute) [[unlikely]] {  // a symbol's address (fixed_; provenance 0: no array, the generic path)
+        const address_value& a = fixed_[pc];
+        if (!a.provenance) return no_fast;
+        value v = value::of_bits((a.at << f.t_shift) >> f.t_shift);
+        v.provenance = a.provenance;
+        regs[f.dst[0]] = v;
+      } else if (f.imm) {
         regs[f.dst[0]] = value::of_bits((f.imms[0] << f.t_shift) >> f.t_shift);
       } else {
         const value& a = regs[f.src[0]];
@@ -212,6 +218,12 @@ inline std::uint32_t engine<D, O>::fast_step(std::uint32_t t, std::uint32_t pc) 
     case fast_op::setp_f32: case fast_op::f32_arith: return fast_float(t, regs, f) ? pc + 1 : no_fast;
     case fast_op::ld: return fast_load(t, regs, f, pc) ? pc + 1 : no_fast;
     case fast_op::st: return fast_store(t, regs, f, pc) ? pc + 1 : no_fast;
+    case fast_op::ld_param: {  // load's whole scalar parameter: its value as setup made it
+      const std::uint32_t i = param_at_[pc];
+      if (i == ~0u) return no_fast;
+      regs[f.dst[0]] = params_[i];
+      return pc + 1;
+    }
   }
   return no_fast;
 }

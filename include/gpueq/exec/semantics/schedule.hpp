@@ -177,9 +177,15 @@ inline void engine<D, O>::setup() {
   layout_memory(info);
   hint_.assign(p_.code.size(), ~0u);
   fixed_.assign(p_.code.size(), {});
-  for (std::size_t pc = 0; pc < p_.fast.size(); ++pc)
-    if (const fast_form& f = p_.fast[pc]; f.absolute && symbol_provenance(f.base))
-      fixed_[pc] = {symbol_address(0, f.base, f.offset), symbol_provenance(f.base)};
+  param_at_.assign(p_.code.size(), ~0u);
+  for (std::size_t pc = 0; pc < p_.fast.size(); ++pc) {
+    const fast_form& f = p_.fast[pc];
+    if (f.absolute && symbol_provenance(f.base)) fixed_[pc] = {symbol_address(0, f.base, f.offset), symbol_provenance(f.base)};
+    if (f.op == fast_op::ld_param)
+      if (auto it = symbols_.find(f.base); it != symbols_.end() && it->second.k == symbol::kind::param &&
+                                           l_.params[it->second.index].fields.empty())
+        param_at_[pc] = it->second.index;
+  }
   // (a program not from decode has none; a cluster run's shared places depend on the CTA)
   fast_forms_ = options_.fast_forms && p_.fast.size() == p_.code.size() && !clustered_;
   warp_wide_ = fast_forms_ && options_.warp_wide && !options_.lockstep_warps && !options_.schedule_seed &&
