@@ -75,6 +75,16 @@ observed_run run_with(const kernel& k, const exec::launch& l, bool warp_wide, bo
   return {error, ctx.found_race(), e.stats().steps, ctx.result()};
 }
 
+// check::run_cta (which sets stop_for_rerun) reports round robin's error and steps.
+void run_cta_fails_as(const kernel& k, const exec::launch& l, const observed_run& rr) {
+  exec::float32_domain d([](const exec::input_ref&) { return 0.0; });
+  race::context ctx;
+  auto out = gpueq::check::run_cta(d, k.program, l, ctx);
+  REQUIRE(out.error.has_value());
+  CHECK(out.error->message == rr.error->message);
+  CHECK(out.steps == rr.steps);
+}
+
 }  // namespace
 
 TEST_CASE("a warp-wide run that met a race stops early under stop_for_rerun; run_cta's report is round robin's") {
@@ -171,12 +181,7 @@ TEST_CASE("stop_for_rerun: a lane that fails warp-wide stops the run; run_cta's 
   CHECK(stopped.error->kind == exec::error_kind::out_of_bounds);
   CHECK(stopped.error->thread == 40);
   CHECK(stopped.steps == 32 * (per_thread - 1) + 32 * (per_thread - 2) + 9);
-  exec::float32_domain d([](const exec::input_ref&) { return 0.0; });
-  race::context ctx;
-  auto out = gpueq::check::run_cta(d, k->program, l, ctx);
-  REQUIRE(out.error.has_value());
-  CHECK(out.error->message == rr.error->message);
-  CHECK(out.steps == rr.steps);
+  run_cta_fails_as(*k, l, rr);
 }
 
 // After a barrier's release the warp-wide rounds begin with the warp of the thread that completed
@@ -216,10 +221,5 @@ TEST_CASE("stop_for_rerun: after a release the rounds begin with the releasing t
   // 32..39 store and lane 40 fails (its step counted). (Warp 0 first would add its 32 stores.)
   CHECK(stopped.error->thread == 40);
   CHECK(stopped.steps == 64 * 6 + 9);
-  exec::float32_domain d([](const exec::input_ref&) { return 0.0; });
-  race::context ctx;
-  auto out = gpueq::check::run_cta(d, k->program, l, ctx);
-  REQUIRE(out.error.has_value());
-  CHECK(out.error->message == rr.error->message);
-  CHECK(out.steps == rr.steps);
+  run_cta_fails_as(*k, l, rr);
 }
