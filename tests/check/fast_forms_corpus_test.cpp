@@ -5,7 +5,8 @@
 // same term in one store symbolically) and the whole sequence of observer events (what the race
 // context sees), hashed. A third run, warp-wide (engine_options::warp_wide, the default), must
 // agree with the fast round-robin run on all of it except the order of the events, and on that
-// too when it met a race (it then starts over under round robin). tests/exec/fast_forms_test.cpp sweeps the forms instruction by
+// too when it met a race (it then starts over under round robin); symbolically an output may be a
+// term of another shape, equal over the reals (same_runs' by_value). tests/exec/fast_forms_test.cpp sweeps the forms instruction by
 // instruction; this is the same law on the code nvcc emits.
 #include <gpueq/canon/decide.hpp>
 #include <gpueq/check/run.hpp>

@@ -648,10 +648,9 @@ class decoder {
         // which setup finds per instruction (engine::param_at_; a struct field or anything else
         // there takes the generic path).
         if (load && x.has_space && x.space == ptx::state_space::param) {
-          const xoperand& a = x.ops.size() == 2 ? x.ops[1] : x.ops[0];
-          if (x.flags || x.ops.size() != 2 || x.ops[0].k != xoperand::kind::reg || a.k != xoperand::kind::address ||
-              !a.base_symbol || !a.sym || a.imm != 0 || x.vec != 1)
-            return false;
+          if (x.flags || x.ops.size() != 2 || x.vec != 1 || x.ops[0].k != xoperand::kind::reg) return false;
+          const xoperand& a = x.ops[1];
+          if (a.k != xoperand::kind::address || !a.base_symbol || !a.sym || a.imm != 0) return false;
           f.op = fast_op::ld_param;
           f.dst[0] = x.ops[0].reg;
           f.base = a.sym;

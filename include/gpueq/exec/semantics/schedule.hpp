@@ -104,8 +104,7 @@ inline void engine<D, O>::schedule() {
     moved = moved && stats_.steps - steps_before > waits_this_pass_;
     // A pass that resumed one broken off at a release ends that pass, which moved (the release):
     // as at the end of any pass that moved, loads that wait are tried again in the next one, in
-    // its order (before, the thread that parked in the resumed part stayed parked, first in line,
-    // and the uninitialized read reported was its own, not round robin's first).
+    // its order, so that a load parked in the resumed part is not first in line.
     if (resumed) moved = true;
     if (!moved && hold_ == hold_phase::holding) {  // nothing else can move: the held threads go on
       release_hold();
